@@ -1,0 +1,178 @@
+#pragma once
+
+/*
+ * stallwatch agent: the public C ABI.
+ *
+ * Records epoch/step marks, I/O and compute regions and counters inside a
+ * training process and streams them to stallwatchd over ZeroMQ. Everything a
+ * user links against is in this header; the C++ wrapper (stallwatch.hpp) and
+ * the Python extension wrap exactly these functions.
+ *
+ * Contract for every function here:
+ *   - It never throws (all are noexcept in C++), never blocks on the network
+ *     and never aborts the host process. Failures are status codes or counters.
+ *   - It is safe from any thread, and in a child after fork(): the child gets
+ *     its own sender and reports its own pid and its parent's.
+ *   - Recording calls (sw_region_begin/end, sw_complete, sw_mark, sw_counter*)
+ *     do no allocation, lock, system call or logging. With STALLWATCH_ENABLE=0
+ *     each is one predictable branch.
+ *
+ * Lifecycle: the agent is process-wide. sw_start() starts it explicitly; any
+ * recording or interning call before that starts it lazily from the
+ * environment (STALLWATCH_COLLECTOR, STALLWATCH_JOB, STALLWATCH_RANK,
+ * STALLWATCH_ENABLE). sw_stop() flushes within a bounded linger and stops it;
+ * it also runs at process exit. Recording calls after sw_stop() are dropped
+ * and counted.
+ *
+ * Ownership: sw_config objects belong to the caller (sw_config_free). Strings
+ * passed in are copied before the call returns. Strings returned
+ * (sw_strerror, sw_name_str) are static or owned by the agent and live until
+ * process exit.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus)
+#define SW_NOEXCEPT noexcept
+extern "C" {
+#else
+#define SW_NOEXCEPT
+#endif
+
+#if defined(SW_BUILDING_AGENT)
+#define SW_API __attribute__((visibility("default")))
+#else
+#define SW_API
+#endif
+
+/* ---- status codes ------------------------------------------------------ */
+
+/* 0 is success; positive values are successful calls with a remark; negative
+ * values are errors. sw_strerror() names each. */
+#define SW_OK 0
+#define SW_DROPPED 1               /* not recorded: buffer full or agent stopped; counted */
+#define SW_DISABLED 2              /* STALLWATCH_ENABLE=0 or sw_config "enable=0": nothing recorded */
+#define SW_ERR_INVALID_ARGUMENT (-1)
+#define SW_ERR_UNKNOWN_KEY (-2)    /* sw_config_set: no such key */
+#define SW_ERR_BAD_VALUE (-3)      /* sw_config_set: value does not parse or is out of range */
+#define SW_ERR_ALREADY_STARTED (-4)
+#define SW_ERR_NOT_STARTED (-5)
+#define SW_ERR_NO_MEMORY (-6)
+#define SW_ERR_TRANSPORT (-7)      /* ZeroMQ could not create or connect the socket */
+#define SW_ERR_LIMIT (-8)          /* a fixed limit was reached (e.g. interned names) */
+#define SW_ERR_INTERNAL (-9)
+
+/* Returns a static, human-readable description of a status code. */
+SW_API const char* sw_strerror(int status) SW_NOEXCEPT;
+
+/* ---- configuration ----------------------------------------------------- */
+
+/* Opaque configuration. Created pre-filled from the environment. */
+typedef struct sw_config sw_config;
+
+/* Allocates a config filled from defaults and the environment. Caller frees. */
+SW_API int sw_config_new(sw_config** out) SW_NOEXCEPT;
+SW_API void sw_config_free(sw_config* config) SW_NOEXCEPT;
+
+/* Sets one key from its string form. Keys:
+ *   collector          ZeroMQ endpoint (default ipc socket, then tcp://127.0.0.1:5557)
+ *   job, rank          identity (DESIGN §2)
+ *   enable             "0" switches the agent off
+ *   role               "main" or "worker"
+ *   device_source      "none", "cupti", "cuda-events", "nvml"
+ *   flush_interval_ms  sender flush period, 1..50 (default 20)
+ *   heartbeat_ms       idle heartbeat period, 10..1000 (default 1000)
+ *   buffer_events      per-thread ring capacity, power of two, 256..1048576 (default 16384)
+ *   batch_events       events per batch, 64..65536 (default 8192)
+ *   send_hwm           ZeroMQ send high-water mark in messages (default 64)
+ *   linger_ms          how long stop/exit may wait to flush, 0..10000 (default 250)
+ */
+SW_API int sw_config_set(sw_config* config, const char* key, const char* value) SW_NOEXCEPT;
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+/* Starts the agent with `config` (copied), or from the environment when NULL.
+ * Returns SW_DISABLED when switched off, SW_ERR_ALREADY_STARTED when running.
+ * A collector that is absent is not an error: events are dropped and counted
+ * until it appears. */
+SW_API int sw_start(const sw_config* config) SW_NOEXCEPT;
+
+/* Flushes what is buffered (waiting at most linger_ms) and stops the sender.
+ * Sends a final batch so the collector marks the process finished. */
+SW_API int sw_stop(void) SW_NOEXCEPT;
+
+/* Asks the sender to drain and send everything recorded so far and waits up
+ * to `timeout_ms` for it to have been handed to ZeroMQ. Returns SW_OK when it
+ * has, SW_DROPPED when the wait timed out. For tests and explicit sync points;
+ * never needed on the hot path. */
+SW_API int sw_flush(int timeout_ms) SW_NOEXCEPT;
+
+/* 1 when recording calls record, 0 when disabled or stopped. */
+SW_API int sw_is_enabled(void) SW_NOEXCEPT;
+
+/* ---- names ------------------------------------------------------------- */
+
+/* An interned string; 0 is "no name". Ids are process-wide and stable for the
+ * life of the process (also in forked children). */
+typedef uint32_t sw_name_t;
+
+/* Interns a category or event name (copied; at most 1024 bytes; at most 65535
+ * names per process). Takes a lock: call once and keep the id. Returns 0 when
+ * disabled, on a NULL/empty/too-long string, or past the limit. */
+SW_API sw_name_t sw_intern(const char* str) SW_NOEXCEPT;
+SW_API sw_name_t sw_intern_n(const char* str, size_t len) SW_NOEXCEPT;
+
+/* The string behind an id, or NULL for an unknown id. Owned by the agent. */
+SW_API const char* sw_name_str(sw_name_t name) SW_NOEXCEPT;
+
+/* ---- recording (hot path) --------------------------------------------- */
+
+/* A region in progress; 0 is "none" (disabled, or dropped). Pass it to
+ * sw_region_end exactly once, from any thread. */
+typedef uint64_t sw_region_t;
+
+/* Current time on the agent's clock: Unix epoch nanoseconds, monotonic
+ * within the process (one offset taken at start). */
+SW_API int64_t sw_now_ns(void) SW_NOEXCEPT;
+
+/* Opens a region now. Open regions are visible to the collector while they
+ * are open (a loop stuck in a fetch shows as stuck). */
+SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) SW_NOEXCEPT;
+
+/* Closes a region now. sw_region_end(0) is a no-op returning SW_DISABLED. */
+SW_API int sw_region_end(sw_region_t region) SW_NOEXCEPT;
+
+/* Records a finished region [start_ns, start_ns + dur_ns) on this thread. */
+SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t dur_ns) SW_NOEXCEPT;
+
+/* Records an instant now with an integer payload, e.g. ("pipeline",
+ * "epoch.start", 3) or ("pipeline", "step", 1200). */
+SW_API int sw_mark(sw_name_t cat, sw_name_t name, int64_t value) SW_NOEXCEPT;
+
+/* Records a counter sample now, e.g. ("pipeline", "batch_size", 256). */
+SW_API int sw_counter(sw_name_t cat, sw_name_t name, int64_t value) SW_NOEXCEPT;
+SW_API int sw_counter_f64(sw_name_t cat, sw_name_t name, double value) SW_NOEXCEPT;
+
+/* ---- the agent's own statistics ---------------------------------------- */
+
+typedef struct sw_stats {
+  uint32_t size;             /* in: sizeof(sw_stats) of the caller's header */
+  uint32_t threads;          /* threads with a live event buffer */
+  uint64_t events_recorded;  /* accepted into a per-thread buffer */
+  uint64_t events_dropped;   /* refused (buffer full, stopped) or lost in a failed send */
+  uint64_t events_sent;      /* handed to ZeroMQ in a batch */
+  uint64_t batches_sent;     /* including heartbeats */
+  uint64_t heartbeats_sent;  /* batches with no events */
+  uint64_t send_failures;    /* batches ZeroMQ would not take (no peer, HWM) */
+  uint64_t queue_depth;      /* events buffered, not yet sent */
+  int32_t pid;
+  int32_t ppid;
+} sw_stats;
+
+/* Fills `out` (set out->size first). Works in every state. */
+SW_API int sw_get_stats(sw_stats* out) SW_NOEXCEPT;
+
+#if defined(__cplusplus)
+} /* extern "C" */
+#endif
