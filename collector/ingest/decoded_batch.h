@@ -31,6 +31,8 @@ struct SourceInfo {
   std::int64_t start_ns = 0;
   ProcessRole role = ProcessRole::kMain;
   DeviceSource device_source = DeviceSource::kNone;
+
+  bool operator==(const SourceInfo&) const = default;
 };
 
 // One event with its names resolved to collector-wide ids.
@@ -44,6 +46,8 @@ struct Event {
   NameId name = NameTable::kEmpty;
   EventKind kind = EventKind::kComplete;
   std::uint8_t flags = 0;
+
+  bool operator==(const Event&) const = default;
 };
 
 struct DecodedBatch {
@@ -54,6 +58,8 @@ struct DecodedBatch {
   std::uint64_t dropped_since_last = 0;
   bool final = false;
   std::vector<Event> events;  // reused between batches by the decoder
+
+  bool operator==(const DecodedBatch&) const = default;
 };
 
 }  // namespace stallwatch::collector

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+
+#include "ingest/frame_error.h"
+
+namespace stallwatch::collector {
+
+// FrameValidator judges one untrusted frame from the ingest socket. It is the
+// only code that looks at raw wire bytes before they are trusted; BatchDecoder
+// runs it on every frame and decodes only what it accepts.
+//
+// Checks, in order, each failure reported under one FrameErrorReason:
+//   1. size: at most wire::kMaxFrameBytes (too_large), at least a FlatBuffers
+//      root offset plus file identifier (bad_identifier);
+//   2. file identifier "SWTC" (bad_identifier);
+//   3. verified as BatchHeader (field 0 only), so another major protocol
+//      version is recognised even if its layout changed (version); a header
+//      that does not verify is malformed;
+//   4. full FlatBuffers verification as Batch, with bounded depth and table
+//      count (malformed);
+//   5. protocol rules (semantic): source.job present, string counts and
+//      lengths within protocol.h limits, sent_at_ns in range, at most
+//      kMaxEventsPerBatch events, and for every event: cat/name index within
+//      `strings`, a known kind, 0 <= dur_ns <= 24 h, and
+//      sent_at_ns - 24 h <= ts_ns <= sent_at_ns + 60 s.
+//
+// Stateless and thread-safe. Never throws on any input; allocates only to
+// describe a rejection. Does not decode, intern names or count anything.
+// Precondition: frame.data() is 8-byte aligned, since FlatBuffers reads
+// scalars in place (BatchDecoder copies frames that are not); an unaligned
+// frame is rejected as malformed rather than read.
+class FrameValidator {
+ public:
+  static constexpr std::size_t kMinFrameBytes = 8;  // root offset + file identifier
+  static constexpr std::size_t kFrameAlignment = 8;
+  static constexpr std::int64_t kMaxDurationNs = 24LL * 3600 * 1'000'000'000;
+  static constexpr std::int64_t kMaxEventAgeNs = 24LL * 3600 * 1'000'000'000;  // before sent_at
+  static constexpr std::int64_t kMaxEventLeadNs = 60LL * 1'000'000'000;        // after sent_at
+  // sent_at_ns must lie in [0, kMaxSentAtNs], so that every accepted event
+  // end (ts + dur) fits in an int64.
+  static constexpr std::int64_t kMaxSentAtNs =
+      std::numeric_limits<std::int64_t>::max() - 2 * kMaxDurationNs;
+
+  // Returns nullopt when `frame` is a valid Batch of this collector's major
+  // protocol version, else the first problem found.
+  static std::optional<FrameError> validate(std::span<const std::uint8_t> frame);
+};
+
+}  // namespace stallwatch::collector

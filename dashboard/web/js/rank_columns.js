@@ -1,0 +1,69 @@
+// Columns of the per-rank table. `ctx.window` is the selected window name;
+// values are the raw API numbers (sorting and data-value), renderers format.
+import { h } from './dom.js';
+import { ratioBar, lossCell } from './cells.js';
+import { count, pct, rate, seconds } from './format.js';
+import { deviceSourceCell, kProxyNote, stateCell, verdictPill } from './verdict.js';
+
+const metric = (row, ctx, name) => row.windows?.[ctx.window]?.[name] ?? null;
+
+export const rankColumns = [
+  {
+    key: 'rank', label: 'Rank', num: false, pref: 'asc',
+    value: (r) => r.rank,
+    render: (r, ctx) => (r.rank === ctx.straggler ? h('span', { class: 'tag warn', title: 'straggler: the slowest rank in this window' }, 'straggler') : null),
+  },
+  { key: 'state', label: 'State', pref: 'asc', value: (r) => r.state, render: (r) => stateCell(r.state) },
+  {
+    key: 'verdict', label: 'Verdict', pref: 'asc', title: 'Verdict over the selected window',
+    value: (r, ctx) => metric(r, ctx, 'verdict') ?? r.verdict,
+    render: (r, ctx) => verdictPill(metric(r, ctx, 'verdict') ?? r.verdict),
+  },
+  {
+    key: 'device_idle_ratio', label: 'Device idle', num: true,
+    title: 'Share of the window with no device activity',
+    value: (r, ctx) => metric(r, ctx, 'device_idle_ratio'),
+    render: (r, ctx) => {
+      const cell = ratioBar(metric(r, ctx, 'device_idle_ratio'));
+      if (r.device_source === 'compute-proxy') cell.title = kProxyNote;
+      return cell;
+    },
+  },
+  {
+    key: 'data_stall_ratio', label: 'Data stall', num: true,
+    title: 'Share of the window the device idles while the loop waits for data',
+    value: (r, ctx) => metric(r, ctx, 'data_stall_ratio'),
+    render: (r, ctx) => ratioBar(metric(r, ctx, 'data_stall_ratio'), (metric(r, ctx, 'verdict') ?? r.verdict) === 'data-starved' ? 'bad' : ''),
+  },
+  {
+    key: 'unoverlapped_app_io_seconds', label: 'Unoverl. app I/O', num: true,
+    title: 'Application I/O not overlapped with compute, seconds in the window',
+    value: (r, ctx) => metric(r, ctx, 'unoverlapped_app_io_seconds'),
+    render: (r, ctx) => seconds(metric(r, ctx, 'unoverlapped_app_io_seconds')),
+  },
+  {
+    key: 'overlap_ratio', label: 'Overlap', num: true,
+    title: '1 − unoverlapped app I/O / app I/O',
+    value: (r, ctx) => metric(r, ctx, 'overlap_ratio'),
+    render: (r, ctx) => pct(metric(r, ctx, 'overlap_ratio')),
+  },
+  {
+    key: 'step_seconds_p50', label: 'Step p50', num: true, title: 'Median step time (p95 in the tooltip)',
+    value: (r, ctx) => metric(r, ctx, 'step_seconds_p50'),
+    render: (r, ctx) => h('span', { title: `p95 ${seconds(metric(r, ctx, 'step_seconds_p95'))}` }, seconds(metric(r, ctx, 'step_seconds_p50'))),
+  },
+  { key: 'steps_per_second', label: 'Steps/s', num: true, value: (r, ctx) => metric(r, ctx, 'steps_per_second'), render: (r, ctx) => rate(metric(r, ctx, 'steps_per_second')).replace('/s', '') },
+  { key: 'samples_per_second', label: 'Samples/s', num: true, value: (r, ctx) => metric(r, ctx, 'samples_per_second'), render: (r, ctx) => rate(metric(r, ctx, 'samples_per_second')).replace('/s', '') },
+  {
+    key: 'step', label: 'Epoch · step', num: true, title: 'Latest epoch and step reported',
+    value: (r) => r.step ?? null,
+    render: (r) => `${r.epoch ?? '—'} · ${count(r.step)}`,
+  },
+  { key: 'device_source', label: 'Device', pref: 'asc', value: (r) => r.device_source, render: (r) => deviceSourceCell(r.device_source) },
+  {
+    key: 'loss', label: 'Dropped / lost', num: true,
+    title: 'Events the agent dropped / batches lost in transit (sequence gaps)',
+    value: (r) => (r.agent_dropped ?? 0) + (r.lost_batches ?? 0),
+    render: (r) => lossCell(r.agent_dropped, r.lost_batches),
+  },
+];

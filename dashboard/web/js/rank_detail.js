@@ -1,0 +1,30 @@
+// Sidebar card for the selected rank: progress, counters and its processes
+// (main and data-loader workers) from the RankRow. Rebuilt on each render.
+import { h, replaceChildren } from './dom.js';
+import { ago, count } from './format.js';
+
+export function renderRankDetail(el, rank, nowNs) {
+  el.hidden = !rank;
+  if (!rank) return;
+  const kv = (k, v) => [h('dt', {}, k), h('dd', {}, v)];
+  const procs = rank.processes ?? [];
+  replaceChildren(el,
+    h('div', { class: 'panel-head' }, h('h2', {}, `Rank ${rank.rank}`), h('span', { class: 'spacer' }), h('span', { class: 'muted' }, `last data ${ago(rank.last_seen_ns, nowNs)}`)),
+    h('div', { class: 'panel-body' },
+      h('dl', { class: 'kv' },
+        kv('epoch · step', `${rank.epoch ?? '—'} · ${count(rank.step)}`),
+        kv('events received', count(rank.events_received)),
+        kv('batches received', count(rank.batches_received)),
+        kv('dropped by agent', count(rank.agent_dropped)),
+        kv('lost batches', count(rank.lost_batches)),
+        kv('late events', count(rank.late_events)),
+        kv('unpaired events', count(rank.unpaired_events))),
+      procs.length
+        ? h('table', { class: 'procs' },
+          h('caption', { class: 'visually-hidden' }, `Processes of rank ${rank.rank}`),
+          h('thead', {}, h('tr', {}, ['pid', 'role', 'host', 'device', 'open'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, procs.map((p) => h('tr', { class: p.finished ? 'muted' : null },
+            h('td', {}, String(p.pid)), h('td', {}, p.role ?? '—'), h('td', {}, p.host ?? '—'),
+            h('td', {}, p.device_source ?? '—'), h('td', {}, count(p.open_regions))))))
+        : null));
+}

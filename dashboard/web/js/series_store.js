@@ -1,0 +1,102 @@
+// Bounded history of one job's metrics over time, for the charts: per metric
+// a shared time axis (Unix seconds) with the job mean, the job max and one
+// column per rank. Filled from GET /series and extended by WebSocket ticks;
+// never holds more than `capacity` points per metric. Pure data, no DOM.
+
+function emptyColumn(n) {
+  return new Array(n).fill(null);
+}
+
+class MetricHistory {
+  constructor() {
+    this.t = [];
+    this.mean = [];
+    this.max = [];
+    this.ranks = new Map();
+    this.step = 1;
+  }
+
+  column(rank) {
+    let col = this.ranks.get(rank);
+    if (!col) {
+      col = emptyColumn(this.t.length);
+      this.ranks.set(rank, col);
+    }
+    return col;
+  }
+
+  trim(capacity) {
+    const extra = this.t.length - capacity;
+    if (extra <= 0) return;
+    this.t.splice(0, extra);
+    this.mean.splice(0, extra);
+    this.max.splice(0, extra);
+    for (const col of this.ranks.values()) col.splice(0, extra);
+  }
+}
+
+export class SeriesStore {
+  constructor(capacity = 600) {
+    this.capacity = capacity;
+    this.metrics = new Map();
+  }
+
+  clear() {
+    this.metrics.clear();
+  }
+
+  history(metric) {
+    let h = this.metrics.get(metric);
+    if (!h) {
+      h = new MetricHistory();
+      this.metrics.set(metric, h);
+    }
+    return h;
+  }
+
+  // Replaces a metric's history with a GET /series response body.
+  load(metric, body) {
+    const h = new MetricHistory();
+    h.step = body.step_seconds > 0 ? body.step_seconds : 1;
+    h.t = Array.from(body.t ?? []);
+    const n = h.t.length;
+    const fit = (arr) => {
+      const a = Array.from(arr ?? []).slice(0, n);
+      while (a.length < n) a.push(null);
+      return a;
+    };
+    h.mean = fit(body.mean);
+    h.max = fit(body.max);
+    for (const r of body.ranks ?? []) h.ranks.set(r.rank, fit(r.values));
+    h.trim(this.capacity);
+    this.metrics.set(metric, h);
+  }
+
+  // Appends one live point at `t` (Unix seconds). Points closer than half a
+  // resolution step to the previous one are dropped, so ticks faster than the
+  // history's resolution do not make the live tail denser than the past.
+  // `rankValues` maps rank -> value; ranks not in it get a gap (null).
+  append(metric, t, mean, max, rankValues) {
+    const h = this.history(metric);
+    const last = h.t.length ? h.t[h.t.length - 1] : -Infinity;
+    if (!(t - last >= h.step * 0.5)) return false;
+    for (const rank of rankValues.keys()) h.column(rank);
+    h.t.push(t);
+    h.mean.push(mean ?? null);
+    h.max.push(max ?? null);
+    for (const [rank, col] of h.ranks) col.push(rankValues.has(rank) ? rankValues.get(rank) ?? null : null);
+    h.trim(this.capacity);
+    return true;
+  }
+
+  // Columns for a chart: [t, mean, max, rank] (rank column all-null when the
+  // rank is unknown or null).
+  columns(metric, rank) {
+    const h = this.metrics.get(metric);
+    if (!h) return [[], [], [], []];
+    const rankCol = rank !== null && rank !== undefined && h.ranks.has(rank)
+      ? h.ranks.get(rank)
+      : emptyColumn(h.t.length);
+    return [h.t, h.mean, h.max, rankCol];
+  }
+}

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildTimeline, coverage, hitRow, kMaxRows } from '../js/timeline_model.js';
+
+// Real epoch nanoseconds exceed 2^53; offsets are multiples of U (~1 ms) so
+// they stay exact in doubles, as they do at the resolution the page draws.
+const from = 1_700_000_000_000_000_000;
+const U = 2 ** 20;
+const r = (s, e, extra) => ({ start_ns: from + s * U, end_ns: from + e * U, open: false, pid: 10, tid: 10, class: 'compute', cat: 'compute', name: 'x', ...extra });
+
+const body = {
+  from_ns: from, to_ns: from + 1000 * U,
+  threads: [{ pid: 10, tid: 10, role: 'main' }, { pid: 11, tid: 11, role: 'worker' }],
+  regions: [
+    r(0, 400, { class: 'fetch', name: 'fetch.iter' }),
+    r(400, 1000, { name: 'step', open: true }),
+    r(450, 600, { name: 'forward' }),
+    r(410, 900, { class: 'device_busy', tid: 99, name: 'kernel' }),
+    r(0, 500, { pid: 11, tid: 11, class: 'app_io', name: 'getitem' }),
+    r(100, 200, { pid: 10, tid: 12, class: 'mystery' }),
+  ],
+  marks: [{ ts_ns: from + 400 * U, pid: 10, tid: 10, name: 'epoch.start', value: 2 }],
+};
+
+test('lanes: device lane first, then threads, processes in API order', () => {
+  const m = buildTimeline(body);
+  assert.deepEqual(m.lanes.map((l) => `${l.group}/${l.label}`), [
+    'main 10/device', 'main 10/main thread', 'main 10/thread 12', 'worker 11/main thread',
+  ]);
+  assert.equal(m.count, 6);
+  assert.equal(m.span, 1000 * U);
+});
+
+test('nested regions go one row down; unknown classes become other', () => {
+  const m = buildTimeline(body);
+  const main = m.lanes[1];
+  assert.deepEqual(main.rows.map((row) => row.map((x) => x.name)), [['fetch.iter', 'step'], ['forward']]);
+  assert.equal(main.rows[0][1].open, true);
+  assert.equal(m.lanes[2].rows[0][0].cls, 'other');
+  assert.deepEqual(main.marks, [{ t: 400 * U, name: 'epoch.start', value: 2 }]);
+});
+
+test('hit testing finds the region under the pointer, shortest first', () => {
+  const row = buildTimeline(body).lanes[1].rows[0];
+  assert.equal(hitRow(row, 100 * U, 0).name, 'fetch.iter');
+  assert.equal(hitRow(row, 700 * U, 0).name, 'step');
+  assert.equal(hitRow([], 5 * U, 0), null);
+  const gap = buildTimeline({ from_ns: from, to_ns: from + 100 * U, regions: [r(0, 10), r(50, 60, { name: 'y' })] }).lanes[0].rows[0];
+  assert.equal(hitRow(gap, 30 * U, U), null);
+  assert.equal(hitRow(gap, 49 * U, 2 * U).name, 'y');
+});
+
+test('deep nesting is capped so a pathological trace cannot grow lanes without bound', () => {
+  const regions = Array.from({ length: 50 }, (_, i) => r(i, 1000 - i));
+  const m = buildTimeline({ from_ns: from, to_ns: from + 1000 * U, regions });
+  assert.equal(m.lanes[0].rows.length, kMaxRows);
+  assert.equal(m.lanes[0].rows.flat().length, 50);
+});
+
+test('coverage is the union of a class over the span', () => {
+  const m = buildTimeline(body);
+  assert.equal(coverage(m.lanes, 'device_busy', m.span), 0.49);
+  assert.equal(coverage(m.lanes, 'compute', m.span), 0.6);
+});
+
+test('an empty or missing body draws nothing and does not throw', () => {
+  assert.deepEqual(buildTimeline({}).lanes, []);
+  assert.deepEqual(buildTimeline(null).lanes, []);
+});
