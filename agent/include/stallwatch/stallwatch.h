@@ -20,9 +20,25 @@
  * Lifecycle: the agent is process-wide. sw_start() starts it explicitly; any
  * recording or interning call before that starts it lazily from the
  * environment (STALLWATCH_COLLECTOR, STALLWATCH_JOB, STALLWATCH_RANK,
- * STALLWATCH_ENABLE). sw_stop() flushes within a bounded linger and stops it;
- * it also runs at process exit. Recording calls after sw_stop() are dropped
- * and counted.
+ * STALLWATCH_ENABLE, and STALLWATCH_<KEY> for every sw_config_set key, e.g.
+ * STALLWATCH_FLUSH_INTERVAL_MS), so configure before the first event.
+ * sw_stop() flushes within a bounded linger and stops it; it also runs at
+ * process exit. Recording calls after sw_stop() are dropped and counted;
+ * sw_start() may start it again.
+ *
+ * Accounting (sw_stats): every recording call that returns SW_OK is counted
+ * in events_recorded, every one that returns SW_DROPPED in events_dropped.
+ * A recorded event is later sent (events_sent), lost in a batch ZeroMQ
+ * refused (events_lost_in_send, also counted in events_dropped and reported
+ * to the collector in the next batch's dropped_since_last), or still queued
+ * (queue_depth). So, exactly:
+ *   calls = events_recorded + events_dropped - events_lost_in_send
+ *   events_recorded = events_sent + events_lost_in_send + queue_depth
+ *
+ * Other environment variables: STALLWATCH_LOG=0 silences the agent's
+ * diagnostics (at most one line per second on stderr, only for real
+ * problems); STALLWATCH_CLOCK=monotonic forces CLOCK_MONOTONIC instead of the
+ * calibrated TSC clock ("tsc" forces the TSC when it is invariant).
  *
  * Ownership: sw_config objects belong to the caller (sw_config_free). Strings
  * passed in are copied before the call returns. Strings returned
@@ -93,9 +109,12 @@ SW_API int sw_config_set(sw_config* config, const char* key, const char* value) 
 /* ---- lifecycle --------------------------------------------------------- */
 
 /* Starts the agent with `config` (copied), or from the environment when NULL.
- * Returns SW_DISABLED when switched off, SW_ERR_ALREADY_STARTED when running.
- * A collector that is absent is not an error: events are dropped and counted
- * until it appears. */
+ * Returns SW_DISABLED when switched off, SW_ERR_ALREADY_STARTED when running,
+ * SW_ERR_TRANSPORT for an endpoint ZeroMQ rejects. A collector that is absent
+ * is not an error: events are dropped and counted until it appears. So that
+ * connection set-up loses nothing, the sender sends nothing (events stay in
+ * the per-thread buffers, no seq is used) until its first connection is up or
+ * 2 s have passed; sw_stop()/exit before that waits at most linger_ms more. */
 SW_API int sw_start(const sw_config* config) SW_NOEXCEPT;
 
 /* Flushes what is buffered (waiting at most linger_ms) and stops the sender.
@@ -104,8 +123,9 @@ SW_API int sw_stop(void) SW_NOEXCEPT;
 
 /* Asks the sender to drain and send everything recorded so far and waits up
  * to `timeout_ms` for it to have been handed to ZeroMQ. Returns SW_OK when it
- * has, SW_DROPPED when the wait timed out. For tests and explicit sync points;
- * never needed on the hot path. */
+ * has, SW_DROPPED when the wait timed out or a batch was refused meanwhile
+ * (no collector), SW_ERR_NOT_STARTED / SW_DISABLED when there is no sender.
+ * For tests and explicit sync points; never needed on the hot path. */
 SW_API int sw_flush(int timeout_ms) SW_NOEXCEPT;
 
 /* 1 when recording calls record, 0 when disabled or stopped. */
@@ -128,8 +148,12 @@ SW_API const char* sw_name_str(sw_name_t name) SW_NOEXCEPT;
 
 /* ---- recording (hot path) --------------------------------------------- */
 
-/* A region in progress; 0 is "none" (disabled, or dropped). Pass it to
- * sw_region_end exactly once, from any thread. */
+/* A region in progress: the opening thread's id in the high 32 bits and a
+ * per-thread region id (never 0) in the low 32 bits. 0 is "none" (the agent
+ * is disabled). Pass it to sw_region_end exactly once, from any thread; the
+ * END carries the opening thread's id. When the BEGIN itself could not be
+ * recorded (buffer full, agent stopped) the token is still non-zero and
+ * ending it counts one more drop instead of sending an unmatched END. */
 typedef uint64_t sw_region_t;
 
 /* Current time on the agent's clock: Unix epoch nanoseconds, monotonic
@@ -143,7 +167,9 @@ SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) SW_NOEXCEPT;
 /* Closes a region now. sw_region_end(0) is a no-op returning SW_DISABLED. */
 SW_API int sw_region_end(sw_region_t region) SW_NOEXCEPT;
 
-/* Records a finished region [start_ns, start_ns + dur_ns) on this thread. */
+/* Records a finished region [start_ns, start_ns + dur_ns) on this thread;
+ * start_ns is on the sw_now_ns() clock. SW_ERR_INVALID_ARGUMENT when
+ * dur_ns < 0 (not counted). */
 SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t dur_ns) SW_NOEXCEPT;
 
 /* Records an instant now with an integer payload, e.g. ("pipeline",
@@ -157,7 +183,7 @@ SW_API int sw_counter_f64(sw_name_t cat, sw_name_t name, double value) SW_NOEXCE
 /* ---- the agent's own statistics ---------------------------------------- */
 
 typedef struct sw_stats {
-  uint32_t size;             /* in: sizeof(sw_stats) of the caller's header */
+  uint32_t size;             /* in: sizeof(sw_stats) of the caller's header; out: bytes filled */
   uint32_t threads;          /* threads with a live event buffer */
   uint64_t events_recorded;  /* accepted into a per-thread buffer */
   uint64_t events_dropped;   /* refused (buffer full, stopped) or lost in a failed send */
@@ -168,9 +194,11 @@ typedef struct sw_stats {
   uint64_t queue_depth;      /* events buffered, not yet sent */
   int32_t pid;
   int32_t ppid;
+  uint64_t events_lost_in_send; /* recorded, then in a batch ZeroMQ refused (in events_dropped) */
 } sw_stats;
 
-/* Fills `out` (set out->size first). Works in every state. */
+/* Fills `out` (set out->size first). Works in every state. In a forked child
+ * the counters start from zero. */
 SW_API int sw_get_stats(sw_stats* out) SW_NOEXCEPT;
 
 #if defined(__cplusplus)

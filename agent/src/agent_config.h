@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace stallwatch::agent {
+
+// Values match wire::ProcessRole and wire::DeviceSource.
+enum class ProcessRole : std::uint8_t { kMain = 0, kWorker = 1 };
+enum class DeviceSource : std::uint8_t { kNone = 0, kCupti = 1, kCudaEvents = 2, kNvml = 3 };
+
+// Everything sw_config carries (keys documented in stallwatch.h). A plain
+// value: sw_start() copies it. Parsing never throws except std::bad_alloc.
+struct AgentConfig {
+  std::string collector;  // empty: resolved by default_collector_endpoint() at start
+  std::string job;
+  std::int32_t rank = 0;
+  bool enable = true;
+  ProcessRole role = ProcessRole::kMain;
+  DeviceSource device_source = DeviceSource::kNone;
+  std::uint32_t flush_interval_ms = 20;
+  std::uint32_t heartbeat_ms = 1000;
+  std::uint32_t buffer_events = 16384;
+  std::uint32_t batch_events = 8192;
+  std::uint32_t send_hwm = 64;
+  std::uint32_t linger_ms = 250;
+
+  // Defaults, then the environment: identity as DESIGN §2 says
+  // (STALLWATCH_JOB, TORCHELASTIC_RUN_ID, SLURM_JOB_ID, else <host>-<pid>;
+  // STALLWATCH_RANK, RANK, else 0), and STALLWATCH_<KEY> for every other key
+  // (e.g. STALLWATCH_COLLECTOR, STALLWATCH_FLUSH_INTERVAL_MS). A malformed
+  // variable is ignored with one diagnostic line.
+  static AgentConfig from_environment();
+
+  // Sets one key from its string form: SW_OK, SW_ERR_UNKNOWN_KEY or
+  // SW_ERR_BAD_VALUE (the config is unchanged on error).
+  int set(std::string_view key, std::string_view value);
+};
+
+// The endpoint used when none is configured: the local ipc socket of
+// stallwatchd ($XDG_RUNTIME_DIR/stallwatch/ingest.sock, or
+// /tmp/stallwatch-$UID/ingest.sock) when that socket exists, else
+// tcp://127.0.0.1:5557.
+std::string default_collector_endpoint();
+
+// gethostname(), or "unknown-host".
+std::string host_name();
+
+}  // namespace stallwatch::agent

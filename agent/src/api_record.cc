@@ -1,0 +1,193 @@
+// The recording hot path of the C ABI. In the running state a call is: one
+// relaxed load of the process state word, the calling thread's buffer
+// pointer (initial-exec TLS), one clock read and one 32-byte store into a
+// lock-free ring. Everything else (lazy start, first event on a thread,
+// stopped or disabled agent) leaves through a cold function.
+
+#include <unistd.h>
+
+#include <bit>
+#include <cstdint>
+
+#include "agent.h"
+#include "agent_state.h"
+#include "buffer_registry.h"
+#include "process_clock.h"
+#include "record.h"
+#include "stallwatch/stallwatch.h"
+
+namespace stallwatch::agent {
+namespace {
+
+// Low bit of the region id half of a token whose BEGIN was not recorded:
+// ending it counts one more drop instead of sending an unmatched END.
+constexpr std::uint32_t kDroppedRegionBit = 0x80000000u;
+
+inline AgentState current_state() noexcept {
+  return agent_state.load(std::memory_order_relaxed);
+}
+
+inline bool disabled() noexcept {
+  return current_state() == AgentState::kDisabled;
+}
+
+// Ids past what a record holds can only be invalid: they become "no name".
+inline std::uint16_t name_index(sw_name_t id) noexcept {
+  return id > 0xffffu ? std::uint16_t{0} : static_cast<std::uint16_t>(id);
+}
+
+inline int status(bool recorded) noexcept {
+  return recorded ? SW_OK : SW_DROPPED;
+}
+
+// The calling thread's buffer once the agent runs (starting it lazily and
+// registering the thread as needed); null when disabled (`*off` = true) or
+// when the call must be refused (counted here).
+[[gnu::cold]] ThreadBuffer* buffer_slow(bool* off) noexcept {
+  *off = false;
+  Agent* agent = Agent::instance();
+  if (agent == nullptr) return nullptr;
+  if (!agent->ensure_started()) {
+    *off = disabled();
+    if (!*off) agent->count_refused();
+    return nullptr;
+  }
+  ThreadBuffer* buffer = current_thread_buffer;
+  if (buffer == nullptr) buffer = agent->register_current_thread();
+  if (buffer == nullptr) agent->count_refused();
+  return buffer;
+}
+
+[[gnu::cold, gnu::noinline]] int record_slow(RecordKind kind, sw_name_t cat, sw_name_t name,
+                                             std::int64_t ts, std::int64_t value,
+                                             std::uint8_t flags) noexcept {
+  bool off = false;
+  ThreadBuffer* buffer = buffer_slow(&off);
+  if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
+  if (kind != RecordKind::kComplete) ts = read_ticks();
+  return status(
+      buffer->record(kind, name_index(cat), name_index(name), ts, value, 0, buffer->tid(), flags));
+}
+
+[[gnu::cold, gnu::noinline]] sw_region_t region_begin_slow(sw_name_t cat, sw_name_t name) noexcept {
+  bool off = false;
+  ThreadBuffer* buffer = buffer_slow(&off);
+  if (buffer == nullptr) {
+    if (off) return 0;
+    return static_cast<sw_region_t>(static_cast<std::uint32_t>(gettid())) << 32 |
+           kDroppedRegionBit | 1u;
+  }
+  const std::uint32_t id = buffer->next_region_id();
+  const sw_region_t token = static_cast<sw_region_t>(buffer->tid()) << 32 | id;
+  const bool recorded = buffer->record(RecordKind::kBegin, name_index(cat), name_index(name),
+                                       read_ticks(), 0, id, buffer->tid(), 0);
+  return recorded ? token : token | kDroppedRegionBit;
+}
+
+[[gnu::cold, gnu::noinline]] int region_end_slow(sw_region_t region) noexcept {
+  bool off = false;
+  ThreadBuffer* buffer = buffer_slow(&off);
+  if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
+  const auto id = static_cast<std::uint32_t>(region);
+  if ((id & kDroppedRegionBit) != 0) {
+    buffer->count_drop();
+    return SW_DROPPED;
+  }
+  return status(buffer->record(RecordKind::kEnd, 0, 0, read_ticks(), 0, id,
+                               static_cast<std::uint32_t>(region >> 32), 0));
+}
+
+inline int record_now(RecordKind kind, sw_name_t cat, sw_name_t name, std::int64_t value,
+                      std::uint8_t flags) noexcept {
+  const AgentState state = current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      return status(buffer->record(kind, name_index(cat), name_index(name), read_ticks(), value, 0,
+                                   buffer->tid(), flags));
+    }
+  } else if (state == AgentState::kDisabled) {
+    return SW_DISABLED;
+  }
+  return record_slow(kind, cat, name, 0, value, flags);
+}
+
+}  // namespace
+}  // namespace stallwatch::agent
+
+using stallwatch::agent::AgentState;
+using stallwatch::agent::current_thread_buffer;
+using stallwatch::agent::kDroppedRegionBit;
+using stallwatch::agent::name_index;
+using stallwatch::agent::read_ticks;
+using stallwatch::agent::RecordKind;
+using stallwatch::agent::ThreadBuffer;
+
+extern "C" {
+
+SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) noexcept {
+  const AgentState state = stallwatch::agent::current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      const std::uint32_t id = buffer->next_region_id();
+      const sw_region_t token = static_cast<sw_region_t>(buffer->tid()) << 32 | id;
+      const bool recorded = buffer->record(RecordKind::kBegin, name_index(cat), name_index(name),
+                                           read_ticks(), 0, id, buffer->tid(), 0);
+      return recorded ? token : token | kDroppedRegionBit;
+    }
+  } else if (state == AgentState::kDisabled) {
+    return 0;
+  }
+  return stallwatch::agent::region_begin_slow(cat, name);
+}
+
+SW_API int sw_region_end(sw_region_t region) noexcept {
+  if (region == 0) return SW_DISABLED;
+  const AgentState state = stallwatch::agent::current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      const auto id = static_cast<std::uint32_t>(region);
+      if ((id & kDroppedRegionBit) != 0) [[unlikely]] {
+        buffer->count_drop();
+        return SW_DROPPED;
+      }
+      return stallwatch::agent::status(buffer->record(RecordKind::kEnd, 0, 0, read_ticks(), 0, id,
+                                                      static_cast<std::uint32_t>(region >> 32), 0));
+    }
+  } else if (state == AgentState::kDisabled) {
+    return SW_DISABLED;
+  }
+  return stallwatch::agent::region_end_slow(region);
+}
+
+SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t dur_ns) noexcept {
+  const AgentState state = stallwatch::agent::current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      if (dur_ns < 0) [[unlikely]]
+        return SW_ERR_INVALID_ARGUMENT;
+      return stallwatch::agent::status(buffer->record(RecordKind::kComplete, name_index(cat),
+                                                      name_index(name), start_ns, dur_ns, 0,
+                                                      buffer->tid(), 0));
+    }
+  } else if (state == AgentState::kDisabled) {
+    return SW_DISABLED;
+  }
+  if (dur_ns < 0) return SW_ERR_INVALID_ARGUMENT;
+  return stallwatch::agent::record_slow(RecordKind::kComplete, cat, name, start_ns, dur_ns, 0);
+}
+
+SW_API int sw_mark(sw_name_t cat, sw_name_t name, int64_t value) noexcept {
+  return stallwatch::agent::record_now(RecordKind::kMark, cat, name, value, 0);
+}
+
+SW_API int sw_counter(sw_name_t cat, sw_name_t name, int64_t value) noexcept {
+  return stallwatch::agent::record_now(RecordKind::kCounter, cat, name, value, 0);
+}
+
+SW_API int sw_counter_f64(sw_name_t cat, sw_name_t name, double value) noexcept {
+  return stallwatch::agent::record_now(RecordKind::kCounter, cat, name,
+                                       std::bit_cast<std::int64_t>(value),
+                                       stallwatch::agent::kRecordValueIsDouble);
+}
+
+}  // extern "C"

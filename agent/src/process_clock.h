@@ -1,0 +1,91 @@
+#pragma once
+
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "time_base.h"
+
+namespace stallwatch::agent {
+
+// Which tick source the hot path reads; set once, before any recording.
+inline constinit std::atomic<bool> clock_uses_tsc{false};
+
+// Hot path: the current tick count (TSC, or CLOCK_MONOTONIC nanoseconds).
+inline std::int64_t read_ticks() noexcept {
+#if defined(__x86_64__)
+  if (clock_uses_tsc.load(std::memory_order_relaxed)) [[likely]] {
+    return static_cast<std::int64_t>(__builtin_ia32_rdtsc());
+  }
+#endif
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// Like read_ticks(), but not executed before earlier loads complete, so a
+// reading ordered after another thread's (through memory) is never smaller.
+inline std::int64_t read_ticks_ordered() noexcept {
+#if defined(__x86_64__)
+  if (clock_uses_tsc.load(std::memory_order_relaxed)) [[likely]] {
+    __builtin_ia32_lfence();
+    return static_cast<std::int64_t>(__builtin_ia32_rdtsc());
+  }
+#endif
+  return read_ticks();
+}
+
+// The agent's clock: Unix epoch nanoseconds = a monotonic tick source plus
+// one offset taken when the clock starts, so it never jumps backwards inside
+// a process.
+//
+// Tick source: the TSC when the CPU reports an invariant TSC and the kernel
+// itself uses "tsc" as its clocksource (so it passed the kernel's
+// synchronisation checks), unless STALLWATCH_CLOCK=monotonic; otherwise
+// CLOCK_MONOTONIC through the vDSO. Rationale and figures: bench_agent_clock.
+//
+// TSC mode: start() calibrates for about 1 ms against CLOCK_MONOTONIC;
+// afterwards only the sender thread calls recalibrate(), which re-estimates
+// the frequency over the whole run and steers the mapping towards
+// CLOCK_MONOTONIC (at most 500 ppm; a forward step when more than 1 ms
+// behind), publishing a new continuous segment under a seqlock. Readers on
+// any thread (time_base, now_ns) never lock. Process-wide, never destroyed.
+class ProcessClock {
+ public:
+  // The clock, started on first use (thread-safe).
+  static ProcessClock& instance() noexcept;
+
+  bool uses_tsc() const noexcept { return uses_tsc_; }
+  std::int64_t now_ns() const noexcept;
+  std::int64_t to_ns(std::int64_t ticks) const noexcept { return time_base().to_ns(ticks); }
+  TimeBase time_base() const noexcept;
+
+  // Sender thread only.
+  void recalibrate() noexcept;
+
+  // fork(): prepare locks, parent and child unlock, so a child never inherits
+  // a half-written mapping.
+  std::mutex& mutex() noexcept { return mutex_; }
+
+ private:
+  struct Sample {
+    std::int64_t ticks;
+    std::int64_t mono_ns;
+  };
+
+  ProcessClock() noexcept;
+  static Sample sample_tsc() noexcept;
+  void publish(const TimeBase& base) noexcept;
+
+  bool uses_tsc_ = false;
+  std::int64_t epoch_offset_ns_ = 0;  // realtime - monotonic at start
+  Sample origin_{0, 0};               // TSC mode: first calibration sample
+  std::mutex mutex_;
+  std::atomic<std::uint32_t> sequence_{0};
+  std::atomic<std::int64_t> current_ticks_{0}, current_ns_{0}, previous_ticks_{0}, previous_ns_{0};
+  std::atomic<std::uint64_t> current_mult_{0}, previous_mult_{0};
+};
+
+}  // namespace stallwatch::agent

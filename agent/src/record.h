@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+
+namespace stallwatch::agent {
+
+// Values match wire::EventKind (schema/stallwatch.fbs); the encoder checks it.
+enum class RecordKind : std::uint8_t {
+  kBegin = 0,
+  kEnd = 1,
+  kComplete = 2,
+  kMark = 3,
+  kCounter = 4
+};
+
+inline constexpr std::uint8_t kRecordValueIsDouble = 1;  // wire EventFlags::ValueIsDouble
+
+// One event as the recording thread writes it into its ring: fixed 32 bytes,
+// written once by the producer and read once by the sender. `ts` is in clock
+// ticks (see ProcessClock) except for kComplete, where it is already Unix epoch
+// nanoseconds given by the caller. `cat` and `name` are process-wide name ids;
+// the sender maps them to batch-local string indices.
+struct Record {
+  std::int64_t ts;
+  std::int64_t value;  // payload; dur_ns for kComplete
+  std::uint32_t region_id;
+  std::uint32_t tid;  // recording thread, or for kEnd the thread that opened the region
+  std::uint16_t cat;
+  std::uint16_t name;
+  RecordKind kind;
+  std::uint8_t flags;
+  std::uint16_t reserved;
+};
+
+static_assert(sizeof(Record) == 32, "records are one half cache line");
+
+}  // namespace stallwatch::agent

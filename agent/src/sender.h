@@ -1,0 +1,91 @@
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agent_config.h"
+#include "agent_counters.h"
+#include "batch_encoder.h"
+#include "buffer_registry.h"
+#include "name_table.h"
+#include "process_clock.h"
+#include "source_info.h"
+#include "wakeup.h"
+
+namespace stallwatch::agent {
+
+// The background thread that drains every thread buffer, encodes Batches and
+// pushes them to the collector over one ZeroMQ PUSH socket.
+//
+// It wakes every flush_interval_ms, or early through the shared Wakeup (a
+// ring filling up, a flush or a stop); sends a batch whenever one is full and
+// at the end of each wake; sends a heartbeat (no events) when nothing was
+// sent for heartbeat_ms; and recalibrates the clock. Sends never block
+// (ZMQ_DONTWAIT, ZMQ_IMMEDIATE, bounded HWM): a refused batch counts its
+// events as dropped and the next batch reports them. stop() sends a final
+// batch and waits at most linger_ms for ZeroMQ to deliver.
+//
+// Start-up: ZMQ_IMMEDIATE refuses messages until the connection is up, so
+// the sender neither drains nor sends (events wait in the rings, no seq is
+// used) until the socket is writable or kConnectGraceNs passed, whichever is
+// first; stop() waits at most linger_ms more. After that, unreachable
+// collectors cost counted drops as above.
+//
+// Lifecycle is driven by Agent under its lifecycle lock: open() and start()
+// on the starting thread (the socket then belongs to the sender thread),
+// stop() to join. After fork the child calls abandon() and never touches the
+// thread, socket or context again. Does not own the registry, names,
+// counters, wakeup or flush signal.
+class Sender {
+ public:
+  Sender(const AgentConfig& config, SourceInfo source, BufferRegistry& registry,
+         const NameTable& names, AgentCounters& counters, Wakeup& wakeup, FlushSignal& flush);
+  ~Sender();
+  Sender(const Sender&) = delete;
+  Sender& operator=(const Sender&) = delete;
+
+  // Creates the context and socket and connects: SW_OK or SW_ERR_TRANSPORT.
+  int open(const std::string& endpoint) noexcept;
+  // Starts the thread: SW_OK or SW_ERR_INTERNAL.
+  int start() noexcept;
+  // Final drain and batch, then closes the socket within linger_ms and joins.
+  void stop() noexcept;
+  // In a forked child: forget the thread, socket and context without using them.
+  void abandon() noexcept;
+
+ private:
+  static void* thread_main(void* self) noexcept;
+  void run() noexcept;
+  // One drain-and-send pass; false when it was skipped (waiting to connect).
+  bool cycle(bool final);
+  bool ready_to_send(bool final, std::int64_t now) noexcept;
+  void send_batch(const TimeBase& time_base, bool final);
+
+  BufferRegistry& registry_;
+  AgentCounters& counters_;
+  Wakeup& wakeup_;
+  FlushSignal& flush_;
+  ProcessClock& clock_;
+  BatchEncoder encoder_;
+  std::int64_t flush_interval_ns_;
+  std::int64_t heartbeat_ns_;
+  int send_hwm_;
+  int linger_ms_;
+  void* context_ = nullptr;
+  void* socket_ = nullptr;
+  pthread_t thread_{};
+  bool thread_started_ = false;
+  std::atomic<bool> stop_requested_{false};
+  std::vector<ThreadBuffer*> buffers_;
+  std::vector<ThreadBuffer*> retiring_;
+  std::int64_t last_attempt_ns_ = 0;
+  std::int64_t next_recalibration_ns_ = 0;
+  std::int64_t connect_deadline_ns_ = 0;
+  bool sending_ = false;
+};
+
+}  // namespace stallwatch::agent
