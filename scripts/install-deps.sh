@@ -25,7 +25,7 @@ packages=(
   pybind11-dev python3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
-  python3-pytest python3-numpy python3-torch python3-pandas
+  python3-pytest python3-numpy python3-torch python3-pandas python3-zmq python3-flatbuffers
   tmux chromium prometheus prometheus-alertmanager curl
   systemd
 )

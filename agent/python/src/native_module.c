@@ -1,0 +1,315 @@
+/*
+ * stallwatch._native: the Python binding of the agent's public C ABI
+ * (agent/include/stallwatch/stallwatch.h) and nothing more. Python marks
+ * regions; the C agent records and sends them.
+ *
+ * Built against CPython's stable ABI (Py_LIMITED_API 3.11), so one
+ * _native.abi3.so loads in every CPython >= 3.11. Every function returns the
+ * agent's status codes as ints instead of raising: the only exceptions are
+ * argument type errors, raised before the agent is called.
+ */
+
+#include <Python.h>
+#include <stallwatch/stallwatch.h>
+
+#include "region_stack.h"
+#include "region_type.h"
+#include "slot_cast.h"
+
+static int arg_count_ok(const char* fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max) {
+  if (nargs >= min && nargs <= max) return 1;
+  PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", fn, min, max, nargs);
+  return 0;
+}
+
+static int as_name(PyObject* obj, sw_name_t* out) {
+  unsigned long value = PyLong_AsUnsignedLong(obj);
+  if (value == (unsigned long)-1 && PyErr_Occurred()) return 0;
+  *out = (sw_name_t)value;
+  return 1;
+}
+
+static PyObject* native_intern(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("intern", nargs, 1, 1)) return NULL;
+  Py_ssize_t len = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(args[0], &len);
+  if (utf8 == NULL) return NULL;
+  return PyLong_FromUnsignedLong(sw_intern_n(utf8, (size_t)len));
+}
+
+static PyObject* native_name_str(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t name = 0;
+  if (!arg_count_ok("name_str", nargs, 1, 1) || !as_name(args[0], &name)) return NULL;
+  const char* str = sw_name_str(name);
+  if (str == NULL) Py_RETURN_NONE;
+  return PyUnicode_FromString(str);
+}
+
+static PyObject* native_region_begin(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("region_begin", nargs, 2, 2) || !as_name(args[0], &cat) ||
+      !as_name(args[1], &name)) {
+    return NULL;
+  }
+  return PyLong_FromUnsignedLongLong(sw_region_begin(cat, name));
+}
+
+static PyObject* native_region_end(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("region_end", nargs, 1, 1)) return NULL;
+  unsigned long long token = PyLong_AsUnsignedLongLong(args[0]);
+  if (token == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_region_end((sw_region_t)token));
+}
+
+static PyObject* native_complete(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("complete", nargs, 4, 4) || !as_name(args[0], &cat) ||
+      !as_name(args[1], &name)) {
+    return NULL;
+  }
+  long long start_ns = PyLong_AsLongLong(args[2]);
+  long long dur_ns = PyLong_AsLongLong(args[3]);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_complete(cat, name, start_ns, dur_ns));
+}
+
+static PyObject* native_mark(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("mark", nargs, 3, 3) || !as_name(args[0], &cat) || !as_name(args[1], &name)) {
+    return NULL;
+  }
+  long long value = PyLong_AsLongLong(args[2]);
+  if (value == -1 && PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_mark(cat, name, value));
+}
+
+static PyObject* native_counter(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("counter", nargs, 3, 3) || !as_name(args[0], &cat) ||
+      !as_name(args[1], &name)) {
+    return NULL;
+  }
+  if (PyFloat_Check(args[2])) {
+    return PyLong_FromLong(sw_counter_f64(cat, name, PyFloat_AsDouble(args[2])));
+  }
+  long long value = PyLong_AsLongLong(args[2]);
+  if (value == -1 && PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_counter(cat, name, value));
+}
+
+static PyObject* native_now_ns(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromLongLong(sw_now_ns());
+}
+
+static int apply_option(sw_config* config, PyObject* key, PyObject* value) {
+  PyObject* value_str = PyObject_Str(value);
+  if (value_str == NULL) return SW_ERR_INVALID_ARGUMENT;
+  const char* key_utf8 = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
+  const char* value_utf8 = PyUnicode_AsUTF8AndSize(value_str, NULL);
+  int status = SW_ERR_INVALID_ARGUMENT;
+  if (key_utf8 != NULL && value_utf8 != NULL) status = sw_config_set(config, key_utf8, value_utf8);
+  Py_DECREF(value_str);
+  return status;
+}
+
+static PyObject* native_start(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("start", nargs, 0, 1)) return NULL;
+  PyObject* options = nargs == 1 ? args[0] : Py_None;
+  if (options == Py_None) return PyLong_FromLong(sw_start(NULL));
+  if (!PyDict_Check(options)) {
+    PyErr_SetString(PyExc_TypeError, "start() takes a dict of agent options or None");
+    return NULL;
+  }
+  sw_config* config = NULL;
+  int status = sw_config_new(&config);
+  if (status != SW_OK) return PyLong_FromLong(status);
+  PyObject* key = NULL;
+  PyObject* value = NULL;
+  Py_ssize_t pos = 0;
+  while (status >= 0 && PyDict_Next(options, &pos, &key, &value)) {
+    status = apply_option(config, key, value);
+  }
+  PyErr_Clear();
+  if (status >= 0) status = sw_start(config);
+  sw_config_free(config);
+  return PyLong_FromLong(status);
+}
+
+static PyObject* native_stop(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  PyThreadState* saved = PyEval_SaveThread();
+  int status = sw_stop();
+  PyEval_RestoreThread(saved);
+  return PyLong_FromLong(status);
+}
+
+static PyObject* native_flush(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("flush", nargs, 0, 1)) return NULL;
+  long timeout_ms = 1000;
+  if (nargs == 1) {
+    timeout_ms = PyLong_AsLong(args[0]);
+    if (timeout_ms == -1 && PyErr_Occurred()) return NULL;
+  }
+  PyThreadState* saved = PyEval_SaveThread();
+  int status = sw_flush((int)timeout_ms);
+  PyEval_RestoreThread(saved);
+  return PyLong_FromLong(status);
+}
+
+static PyObject* native_is_enabled(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyBool_FromLong(sw_is_enabled());
+}
+
+static PyObject* native_strerror(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("strerror", nargs, 1, 1)) return NULL;
+  long status = PyLong_AsLong(args[0]);
+  if (status == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(sw_strerror((int)status));
+}
+
+static int put_obj(PyObject* dict, const char* key, PyObject* obj) {
+  if (obj == NULL) return -1;
+  int rc = PyDict_SetItemString(dict, key, obj);
+  Py_DECREF(obj);
+  return rc;
+}
+
+static int put_u64(PyObject* dict, const char* key, unsigned long long value) {
+  return put_obj(dict, key, PyLong_FromUnsignedLongLong(value));
+}
+
+static int put_i64(PyObject* dict, const char* key, long long value) {
+  return put_obj(dict, key, PyLong_FromLongLong(value));
+}
+
+static PyObject* native_stats(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  sw_stats stats = {0};
+  stats.size = (uint32_t)sizeof(stats);
+  int status = sw_get_stats(&stats);
+  PyObject* dict = PyDict_New();
+  if (dict == NULL) return NULL;
+  int rc = put_i64(dict, "status", status) | put_u64(dict, "threads", stats.threads) |
+           put_u64(dict, "events_recorded", stats.events_recorded) |
+           put_u64(dict, "events_dropped", stats.events_dropped) |
+           put_u64(dict, "events_sent", stats.events_sent) |
+           put_u64(dict, "batches_sent", stats.batches_sent) |
+           put_u64(dict, "heartbeats_sent", stats.heartbeats_sent) |
+           put_u64(dict, "send_failures", stats.send_failures) |
+           put_u64(dict, "queue_depth", stats.queue_depth) | put_i64(dict, "pid", stats.pid) |
+           put_i64(dict, "ppid", stats.ppid) |
+           put_u64(dict, "events_lost_in_send", stats.events_lost_in_send) |
+           put_u64(dict, "python_stack_overflows", swpy_stack_overflows()) |
+           put_u64(dict, "python_unmatched_exits", swpy_stack_unmatched());
+  if (rc != 0) {
+    Py_DECREF(dict);
+    return NULL;
+  }
+  return dict;
+}
+
+static PyObject* native_stack_depth(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromLong(swpy_stack_depth());
+}
+
+#define SW_FASTCALL(fn) ((PyCFunction)(void (*)(void))(fn))
+
+static PyMethodDef native_methods[] = {
+    {"intern", SW_FASTCALL(native_intern), METH_FASTCALL,
+     "intern(str) -> int: the agent's id for a name; 0 when disabled or invalid."},
+    {"name_str", SW_FASTCALL(native_name_str), METH_FASTCALL,
+     "name_str(id) -> str | None: the string behind an interned id."},
+    {"region_begin", SW_FASTCALL(native_region_begin), METH_FASTCALL,
+     "region_begin(cat_id, name_id) -> token: opens a region now (0: not recorded)."},
+    {"region_end", SW_FASTCALL(native_region_end), METH_FASTCALL,
+     "region_end(token) -> status: closes a region now; pass each token once."},
+    {"complete", SW_FASTCALL(native_complete), METH_FASTCALL,
+     "complete(cat_id, name_id, start_ns, dur_ns) -> status: a finished region."},
+    {"mark", SW_FASTCALL(native_mark), METH_FASTCALL,
+     "mark(cat_id, name_id, value) -> status: an instant with an integer payload."},
+    {"counter", SW_FASTCALL(native_counter), METH_FASTCALL,
+     "counter(cat_id, name_id, value) -> status: a counter sample (int or float)."},
+    {"now_ns", native_now_ns, METH_NOARGS,
+     "now_ns() -> int: the agent's clock, Unix epoch nanoseconds."},
+    {"start", SW_FASTCALL(native_start), METH_FASTCALL,
+     "start(options: dict | None) -> status: starts the agent (keys of sw_config_set)."},
+    {"stop", native_stop, METH_NOARGS, "stop() -> status: flushes and stops the agent."},
+    {"flush", SW_FASTCALL(native_flush), METH_FASTCALL,
+     "flush(timeout_ms=1000) -> status: waits until what was recorded is sent."},
+    {"is_enabled", native_is_enabled, METH_NOARGS,
+     "is_enabled() -> bool: whether recording calls record."},
+    {"strerror", SW_FASTCALL(native_strerror), METH_FASTCALL,
+     "strerror(status) -> str: what a status code means."},
+    {"stats", native_stats, METH_NOARGS, "stats() -> dict: the agent's own counters."},
+    {"stack_depth", native_stack_depth, METH_NOARGS,
+     "stack_depth() -> int: regions this thread has open through Region objects."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int add_int(PyObject* module, const char* name, long value) {
+  PyObject* obj = PyLong_FromLong(value);
+  if (obj == NULL) return -1;
+  int rc = PyModule_AddObject(module, name, obj);
+  if (rc != 0) Py_DECREF(obj);
+  return rc;
+}
+
+static int native_exec(PyObject* module) {
+  if (swpy_stack_install_fork_handler() != 0) {
+    PyErr_SetString(PyExc_OSError, "pthread_atfork failed");
+    return -1;
+  }
+  PyObject* region_type = swpy_region_type_new();
+  if (region_type == NULL) return -1;
+  if (PyModule_AddObject(module, "Region", region_type) != 0) {
+    Py_DECREF(region_type);
+    return -1;
+  }
+  if (add_int(module, "OK", SW_OK) || add_int(module, "DROPPED", SW_DROPPED) ||
+      add_int(module, "DISABLED", SW_DISABLED) ||
+      add_int(module, "ERR_ALREADY_STARTED", SW_ERR_ALREADY_STARTED) ||
+      add_int(module, "MAX_DEPTH", kSwpyMaxDepth)) {
+    return -1;
+  }
+  return 0;
+}
+
+static PyModuleDef_Slot native_slots[] = {
+    {Py_mod_exec, SW_SLOT_FN(native_exec)},
+    {0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "stallwatch._native",
+    .m_doc = "Binding of the stallwatch agent's public C ABI.",
+    .m_size = 0,
+    .m_methods = native_methods,
+    .m_slots = native_slots,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+  return PyModuleDef_Init(&native_module);
+}

@@ -1,0 +1,166 @@
+"""The native agent as the rest of the package sees it.
+
+Loads :mod:`stallwatch._native` (the binding of the C agent). When it cannot be
+loaded -- a broken install, a foreign platform -- everything degrades to a
+no-op :class:`Region` and the lifecycle calls return ``DISABLED``: instrumented
+code keeps running, nothing raises. ``load_error`` says why.
+
+Names are interned once per process and cached here (interning takes a lock
+in the agent; ids stay valid in forked children).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Dict, Optional, Tuple
+
+OK = 0
+DROPPED = 1
+DISABLED = 2
+ERR_ALREADY_STARTED = -4
+
+load_error: Optional[str] = None
+
+try:
+    from stallwatch import _native
+except (ImportError, OSError) as exc:
+    _native = None
+    load_error = f"stallwatch._native could not be loaded: {exc}"
+
+if _native is not None:
+    Region = _native.Region
+else:
+
+    class Region:  # type: ignore[no-redef]
+        """No-op stand-in for ``stallwatch._native.Region`` (agent not loaded)."""
+
+        def __init__(self, cat: str, name: Optional[str] = None, enabled: bool = True) -> None:
+            self._cat = cat
+            self._name = name if name is not None else cat
+            self.enabled = bool(enabled)
+
+        @property
+        def cat(self) -> str:
+            return self._cat
+
+        @property
+        def name(self) -> str:
+            return self._name
+
+        def __enter__(self) -> "Region":
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            return None
+
+        def active(self) -> bool:
+            return False
+
+        def _ids(self) -> Tuple[int, int]:
+            return (0, 0)
+
+
+def switched_off() -> bool:
+    """True when STALLWATCH_ENABLE=0 (or the agent could not be loaded)."""
+    return _native is None or os.environ.get("STALLWATCH_ENABLE", "1").strip() == "0"
+
+
+_names: Dict[str, int] = {}
+_names_lock = threading.Lock()
+
+
+def name_id(name: str) -> int:
+    """The agent's id for `name` (0: not recorded), interned once per process."""
+    found = _names.get(name)
+    if found is not None:
+        return found
+    if _native is None:
+        return 0
+    with _names_lock:
+        found = _names.get(name)
+        if found is None:
+            found = _native.intern(name)
+            if found:
+                _names[name] = found
+    return found
+
+
+def begin(cat_id: int, name_id_: int) -> int:
+    """Opens a region now; returns its token (0: not recorded)."""
+    if _native is None or not name_id_:
+        return 0
+    return _native.region_begin(cat_id, name_id_)
+
+
+def end(token: int) -> None:
+    """Closes a region opened by :func:`begin`."""
+    if token and _native is not None:
+        _native.region_end(token)
+
+
+def complete(cat_id: int, name_id_: int, start_ns: int, dur_ns: int) -> None:
+    """Records a finished region."""
+    if _native is not None and name_id_:
+        _native.complete(cat_id, name_id_, start_ns, max(dur_ns, 0))
+
+
+def mark(cat: str, name: str, value: int) -> None:
+    """Records an instant now with an integer payload."""
+    if _native is None:
+        return
+    n = name_id(name)
+    if n:
+        _native.mark(name_id(cat), n, int(value))
+
+
+def counter(cat: str, name: str, value: float) -> None:
+    """Records a counter sample now (int or float)."""
+    if _native is None:
+        return
+    n = name_id(name)
+    if n:
+        _native.counter(name_id(cat), n, value)
+
+
+def now_ns() -> int:
+    """The agent's clock: Unix epoch nanoseconds, monotonic in this process."""
+    if _native is None:
+        import time
+
+        return time.time_ns()
+    return _native.now_ns()
+
+
+def start(**options: Any) -> int:
+    """Starts the agent with sw_config keys (collector=, role=, ...); returns a status."""
+    if _native is None:
+        return DISABLED
+    return _native.start({k: str(v) for k, v in options.items()} if options else None)
+
+
+def stop() -> int:
+    """Flushes (bounded by linger_ms) and stops the agent; returns a status."""
+    return DISABLED if _native is None else _native.stop()
+
+
+def flush(timeout_ms: int = 1000) -> int:
+    """Waits up to `timeout_ms` until everything recorded was sent; returns a status."""
+    return DISABLED if _native is None else _native.flush(int(timeout_ms))
+
+
+def is_enabled() -> bool:
+    """Whether recording calls record now."""
+    return False if _native is None else bool(_native.is_enabled())
+
+
+def stats() -> Dict[str, int]:
+    """The agent's counters (events recorded/dropped/sent, ...)."""
+    return {} if _native is None else _native.stats()
+
+
+def strerror(status: int) -> str:
+    """What a status code means."""
+    if _native is None:
+        return "stallwatch agent not loaded" if status == DISABLED else f"status {status}"
+    return _native.strerror(int(status))

@@ -1,0 +1,201 @@
+"""The ``ai`` tree: pydftracer's categories and events as :class:`DFTracerAI` nodes.
+
+``ai`` is the root (``ai_root``); ``ai.compute.forward`` is the node named
+``forward`` in category ``compute``, and so on for every category of
+pydftracer's AI logging API. Names are pydftracer's exactly.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum, auto
+from typing import Any, Optional
+
+from stallwatch._ai_node import (
+    BATCH_SIZE_COUNTER,
+    BLOCK_NAME,
+    CTX_SEPARATOR,
+    INIT_NAME,
+    ITER_COUNT_NAME,
+    ITER_NAME,
+    PIPELINE_CAT,
+    ROOT_CAT,
+    ROOT_NAME,
+    START_METADATA_NAME,
+    STEP_MARK,
+    STOP_METADATA_NAME,
+    DFTracerAI,
+    get_iter_block_name,
+    get_iter_handle_name,
+)
+
+
+class ProfileCategory(StrEnum):
+    """The categories of the ``ai`` tree (pydftracer names)."""
+
+    COMPUTE = auto()
+    DATA = auto()
+    DATALOADER = auto()
+    COMM = auto()
+    DEVICE = auto()
+    CHECKPOINT = auto()
+    PIPELINE = auto()
+
+
+class ComputeEvent(StrEnum):
+    FORWARD = auto()
+    BACKWARD = auto()
+    STEP = auto()
+
+
+class DataEvent(StrEnum):
+    PREPROCESS = auto()
+    ITEM = auto()
+
+
+class DataLoaderEvent(StrEnum):
+    FETCH = auto()
+
+
+class CommunicationEvent(StrEnum):
+    SEND = auto()
+    RECEIVE = auto()
+    BARRIER = auto()
+    BCAST = auto()
+    REDUCE = auto()
+    ALL_REDUCE = auto()
+    GATHER = auto()
+    ALL_GATHER = auto()
+    SCATTER = auto()
+    REDUCE_SCATTER = auto()
+    ALL_TO_ALL = auto()
+
+
+class DeviceEvent(StrEnum):
+    TRANSFER = auto()
+
+
+class CheckpointEvent(StrEnum):
+    CAPTURE = auto()
+    RESTART = auto()
+
+
+class PipelineEvent(StrEnum):
+    EPOCH = auto()
+    TRAIN = auto()
+    EVALUATE = auto()
+    TEST = auto()
+
+
+class _Category(DFTracerAI):
+    """A category node whose children are named by an event enum."""
+
+    _category: ProfileCategory
+    _events: type
+
+    def __init__(self, epoch: Optional[int] = None, step: Optional[int] = None,
+                 image_idx: Optional[int] = None, image_size: Optional[Any] = None,
+                 enable: bool = True) -> None:
+        super().__init__(cat=str(self._category), name=str(self._category), epoch=epoch,
+                         step=step, image_idx=image_idx, image_size=image_size, enable=enable)
+        for event in self._events:
+            child = DFTracerAI(cat=self.cat, name=str(event), epoch=epoch, step=step,
+                               image_idx=image_idx, image_size=image_size, enable=enable)
+            self._children[str(event)] = child
+            setattr(self, str(event), child)
+
+
+class Compute(_Category):
+    _category, _events = ProfileCategory.COMPUTE, ComputeEvent
+    forward: DFTracerAI
+    backward: DFTracerAI
+    step: DFTracerAI  # type: ignore[assignment]
+
+
+class Data(_Category):
+    _category, _events = ProfileCategory.DATA, DataEvent
+    preprocess: DFTracerAI
+    item: DFTracerAI
+
+
+class DataLoader(_Category):
+    _category, _events = ProfileCategory.DATALOADER, DataLoaderEvent
+    fetch: DFTracerAI
+
+
+class Communication(_Category):
+    _category, _events = ProfileCategory.COMM, CommunicationEvent
+    send: DFTracerAI
+    receive: DFTracerAI
+    barrier: DFTracerAI
+    bcast: DFTracerAI
+    reduce: DFTracerAI
+    all_reduce: DFTracerAI
+    gather: DFTracerAI
+    all_gather: DFTracerAI
+    scatter: DFTracerAI
+    reduce_scatter: DFTracerAI
+    all_to_all: DFTracerAI
+
+
+class Device(_Category):
+    _category, _events = ProfileCategory.DEVICE, DeviceEvent
+    transfer: DFTracerAI
+
+
+class Checkpoint(_Category):
+    _category, _events = ProfileCategory.CHECKPOINT, CheckpointEvent
+    capture: DFTracerAI
+    restart: DFTracerAI
+
+
+class Pipeline(_Category):
+    _category, _events = ProfileCategory.PIPELINE, PipelineEvent
+    epoch: DFTracerAI
+    train: DFTracerAI
+    evaluate: DFTracerAI
+    test: DFTracerAI
+
+
+class AI(DFTracerAI):
+    """The root of the tree (category and name ``ai_root``)."""
+
+    compute: Compute
+    data: Data
+    dataloader: DataLoader
+    comm: Communication
+    device: Device
+    checkpoint: Checkpoint
+    pipeline: Pipeline
+
+    def __init__(self, epoch: Optional[int] = None, step: Optional[int] = None,
+                 image_idx: Optional[int] = None, image_size: Optional[Any] = None,
+                 enable: bool = True) -> None:
+        super().__init__(cat=ROOT_CAT, name=ROOT_NAME, epoch=epoch, step=step,
+                         image_idx=image_idx, image_size=image_size, enable=enable)
+        for attr, cls in (("compute", Compute), ("data", Data), ("dataloader", DataLoader),
+                          ("comm", Communication), ("device", Device),
+                          ("checkpoint", Checkpoint), ("pipeline", Pipeline)):
+            node = cls(epoch=epoch, step=step, image_idx=image_idx, image_size=image_size,
+                       enable=enable)
+            self._children[attr] = node
+            setattr(self, attr, node)
+
+
+ai = AI()
+compute = ai.compute
+data = ai.data
+dataloader = ai.dataloader
+comm = ai.comm
+device = ai.device
+checkpoint = ai.checkpoint
+pipeline = ai.pipeline
+
+__all__ = [
+    "AI", "BATCH_SIZE_COUNTER", "BLOCK_NAME", "CTX_SEPARATOR", "Checkpoint", "CheckpointEvent",
+    "Communication", "CommunicationEvent", "Compute", "ComputeEvent", "DFTracerAI", "Data",
+    "DataEvent", "DataLoader", "DataLoaderEvent", "Device", "DeviceEvent", "INIT_NAME",
+    "ITER_COUNT_NAME", "ITER_NAME", "PIPELINE_CAT", "Pipeline", "PipelineEvent",
+    "ProfileCategory", "ROOT_CAT", "ROOT_NAME", "START_METADATA_NAME", "STEP_MARK",
+    "STOP_METADATA_NAME", "ai", "checkpoint", "comm", "compute", "data", "dataloader", "device",
+    "get_iter_block_name", "get_iter_handle_name", "pipeline",
+]

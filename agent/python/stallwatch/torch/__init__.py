@@ -1,0 +1,93 @@
+"""Zero-code PyTorch instrumentation: ``instrument()`` or ``python -m stallwatch.run``.
+
+What it records, with no change to the training script:
+
+===========================================  ====================================
+where                                        what (category / name)
+===========================================  ====================================
+``next()`` on a DataLoader iterator          region ``dataloader/fetch.iter`` on
+                                             the iterating thread (FETCH), then
+                                             COUNTER ``pipeline/batch_size``
+each ``iter(loader)`` of the first loader    MARK ``pipeline/epoch.start`` and,
+iterated in the process                      when it runs out, ``epoch.end``
+the outermost ``nn.Module`` call             region ``compute/forward``
+``Tensor.backward`` / ``autograd.backward``  region ``compute/backward``
+``optimizer.step()``                         region ``compute/step`` and MARK
+                                             ``pipeline/step`` (1, 2, ...); with
+                                             no optimizer, one step per batch
+dataset ``__getitem__``                      region ``data/item`` in workers
+                                             (in-process with num_workers=0 only
+                                             with ``inline_items=True``)
+``Tensor.to(other device)`` (opt-in)         region ``device/transfer``
+===========================================  ====================================
+
+The regions are nodes of :data:`stallwatch.ai`, so ``ai.compute.disable()``
+silences the zero-code forward too, and an explicit ``with ai.compute.forward:``
+around a model call is not recorded twice. Workers (fork, spawn, forkserver)
+report as role ``worker`` of the same (job, rank). Nothing here raises into
+the training script: a failure to instrument leaves that part uninstrumented.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from stallwatch import _agent
+from stallwatch.torch._state import STATE
+
+__all__ = ["instrument", "instrumented", "uninstrument"]
+
+
+def instrument(*, dataloader: bool = True, forward: bool = True, backward: bool = True,
+               optimizer: bool = True, workers: bool = True, items: bool = True,
+               inline_items: bool = False, transfer: bool = False) -> bool:
+    """Instruments PyTorch in this process (idempotent); True when anything was installed.
+
+    `workers`: instrument data-loader worker processes; `items`: there, record
+    the dataset's ``__getitem__`` as ``data/item`` regions; `inline_items`:
+    record them in this process too when num_workers=0 (they then nest inside
+    the fetch wait, which already counts that time; about 0.3 us per item).
+    Does nothing when ``STALLWATCH_ENABLE=0`` or the native agent is missing.
+    """
+    if _agent.switched_off():
+        return False
+    try:
+        from stallwatch.torch import _dataloader, _modules, _optim
+    except Exception as exc:
+        warnings.warn(f"stallwatch: PyTorch instrumentation unavailable: {exc}", stacklevel=2)
+        return False
+    steps = (
+        (dataloader, "data",
+         lambda: _dataloader.install_dataloader(STATE, workers=workers, items=items,
+                                                inline_items=inline_items)),
+        (forward, "forward", lambda: _modules.install_forward(STATE)),
+        (backward, "backward", lambda: _modules.install_backward(STATE)),
+        (optimizer, "optimizer", lambda: _optim.install_optimizer(STATE)),
+        (transfer, "transfer", lambda: _modules.install_transfer(STATE)),
+    )
+    installed = False
+    for wanted, what, install in steps:
+        if not wanted or what in STATE.installed:
+            continue
+        try:
+            install()
+            STATE.installed.add(what)
+            installed = True
+        except Exception as exc:
+            warnings.warn(f"stallwatch: could not instrument {what}: {exc}", stacklevel=2)
+    return installed
+
+
+def instrumented() -> frozenset:
+    """What is instrumented now: a subset of data, forward, backward, optimizer, transfer."""
+    return frozenset(STATE.installed)
+
+
+def uninstrument() -> None:
+    """Undoes :func:`instrument`, including dataset classes patched for item regions."""
+    from stallwatch.torch import _optim
+
+    _optim.remove_hooks(STATE)
+    STATE.undo(("compute", "data", "items"))
+    STATE.installed.clear()
+    STATE.reset_counters()

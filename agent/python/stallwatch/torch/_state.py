@@ -1,0 +1,123 @@
+"""Process-wide state of the zero-code PyTorch instrumentation.
+
+One TorchState per process (``STATE``). It holds the regions used (nodes of
+the ``ai`` tree, so ``ai.compute.disable()`` also silences the zero-code
+forward), the step/epoch counters that become marks, and the patches applied,
+so that they can be undone -- all of them by ``uninstrument()``, or only the
+compute ones in a data-loader worker. Mutated under the GIL only.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, List, Optional, Set, Tuple
+
+from stallwatch import _agent
+from stallwatch._ai import BATCH_SIZE_COUNTER, PIPELINE_CAT, STEP_MARK, ai
+
+EPOCH_START_MARK = "epoch.start"
+EPOCH_END_MARK = "epoch.end"
+
+
+class Patch:
+    """One attribute replaced on a class or module, and how to put it back."""
+
+    __slots__ = ("owner", "attr", "original", "had_own", "group")
+
+    def __init__(self, owner: Any, attr: str, original: Any, had_own: bool, group: str) -> None:
+        self.owner = owner
+        self.attr = attr
+        self.original = original
+        self.had_own = had_own
+        self.group = group
+
+    def undo(self) -> None:
+        if self.had_own:
+            setattr(self.owner, self.attr, self.original)
+        else:
+            try:
+                delattr(self.owner, self.attr)
+            except AttributeError:
+                pass
+
+
+class TorchState:
+    """Regions, counters and patches of the zero-code instrumentation."""
+
+    def __init__(self) -> None:
+        self.fetch = ai.dataloader.fetch.derive("iter")
+        self.forward = ai.compute.forward
+        self.backward = ai.compute.backward
+        self.step = ai.compute.step
+        self.item = ai.data.item
+        self.transfer = ai.device.transfer
+        self.patches: List[Patch] = []
+        self.hook_handles: List[Any] = []
+        self.installed: Set[str] = set()
+        self.in_worker = False
+        self.reset_counters()
+
+    def reset_counters(self) -> None:
+        self.steps = 0
+        self.optimizer_steps = 0
+        self.batches = 0
+        self.batch_pending = False
+        self.epoch = -1
+        self.epoch_open = False
+        self.primary_loader: Optional[Callable[[], Any]] = None
+
+    def patch(self, owner: Any, attr: str, new: Any, group: str) -> None:
+        had_own = attr in vars(owner)
+        original = vars(owner)[attr] if had_own else getattr(owner, attr)
+        setattr(owner, attr, new)
+        self.patches.append(Patch(owner, attr, original, had_own, group))
+
+    def undo(self, groups: Tuple[str, ...]) -> None:
+        for patch in reversed([p for p in self.patches if p.group in groups]):
+            patch.undo()
+        self.patches = [p for p in self.patches if p.group not in groups]
+
+    def patched(self, group: str) -> bool:
+        return any(p.group == group for p in self.patches)
+
+    def count_step(self) -> None:
+        self.steps += 1
+        _agent.mark(PIPELINE_CAT, STEP_MARK, self.steps)
+
+    def on_optimizer_step(self) -> None:
+        self.optimizer_steps += 1
+        self.count_step()
+
+    def on_batch_done(self) -> None:
+        """A batch was consumed (next fetch or end of epoch): a step if no optimizer runs."""
+        if self.batch_pending and self.optimizer_steps == 0:
+            self.count_step()
+        self.batch_pending = False
+
+    def on_batch(self, batch_size: Optional[int]) -> None:
+        self.on_batch_done()
+        self.batches += 1
+        self.batch_pending = True
+        if batch_size is not None:
+            _agent.counter(PIPELINE_CAT, BATCH_SIZE_COUNTER, batch_size)
+
+    def is_primary(self, loader: Any) -> bool:
+        if self.primary_loader is None or self.primary_loader() is None:
+            self.primary_loader = weakref.ref(loader)
+        return self.primary_loader() is loader
+
+    def on_epoch_start(self) -> int:
+        if self.epoch_open:
+            _agent.mark(PIPELINE_CAT, EPOCH_END_MARK, self.epoch)
+        self.epoch += 1
+        self.epoch_open = True
+        _agent.mark(PIPELINE_CAT, EPOCH_START_MARK, self.epoch)
+        return self.epoch
+
+    def on_epoch_end(self, epoch: int) -> None:
+        if self.epoch_open and epoch == self.epoch:
+            self.epoch_open = False
+            _agent.mark(PIPELINE_CAT, EPOCH_END_MARK, epoch)
+
+
+STATE = TorchState()
