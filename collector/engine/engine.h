@@ -69,6 +69,9 @@ struct Series {
 // run length.
 class Engine {
  public:
+  // `config` must pass validate() (an invalid one is replaced by the defaults,
+  // never trusted). Interns the step/epoch/batch-size names into `names`,
+  // which must outlive the engine.
   Engine(EngineConfig config, NameTable& names);
   ~Engine();
   Engine(const Engine&) = delete;

@@ -6,6 +6,7 @@
 // Ratios that are undefined (e.g. overlap_ratio with no app I/O, any ratio of
 // an empty window) are NaN; serializers write them as JSON null.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +45,7 @@ struct WindowMetrics {
   double unoverlapped_app_io_seconds = 0;  // |APP_IO \ COMPUTE|
   double unoverlapped_io_seconds = 0;      // |IO \ COMPUTE|
   double unoverlapped_compute_seconds = 0; // |COMPUTE \ (APP_IO ∪ IO)|
+  double unoverlapped_all_io_seconds = 0;  // |(APP_IO ∪ IO) \ COMPUTE|, what io-bound is judged on
   double device_busy_seconds = 0;
   double data_stall_seconds = 0;           // |FETCH \ DEVICE_BUSY|
   double overlap_ratio = 0;                // 1 - unoverlapped_app_io / app_io
@@ -93,6 +95,7 @@ struct RankSnapshot {
   std::int64_t watermark_ns = 0;
   std::int64_t epoch = -1;         // latest epoch.start value, -1 before any
   std::int64_t step = -1;          // latest step mark value, -1 before any
+  Verdict verdict = Verdict::kIdle;  // verdict of Snapshot::verdict_window_ns
   std::vector<WindowMetrics> windows;  // Snapshot::windows_ns order; totals last
   Counters counters;
   std::vector<ProcessSnapshot> processes;
@@ -112,6 +115,7 @@ struct JobSnapshot {
   RankState state = RankState::kActive;  // active if any rank is active
   std::int64_t start_ns = 0;
   std::int64_t last_seen_ns = 0;
+  Verdict verdict = Verdict::kIdle;      // job verdict of Snapshot::verdict_window_ns
   std::vector<RankSnapshot> ranks;       // sorted by rank
   std::vector<JobWindow> windows;        // Snapshot::windows_ns order; totals last
   Counters counters;
@@ -131,6 +135,8 @@ struct Snapshot {
   std::int64_t now_ns = 0;   // collector clock at the tick
   std::uint64_t tick = 0;
   std::vector<std::int64_t> windows_ns;  // configured windows, then 0 (= total)
+  std::int64_t verdict_window_ns = 0;    // EngineConfig::verdict_window_ns (0 = total)
+  std::size_t verdict_window_index = 0;  // its index in windows_ns
   std::vector<JobSnapshot> jobs;         // sorted by job id
   Counters counters;                     // over all jobs
   EngineStats stats;

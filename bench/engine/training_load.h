@@ -1,0 +1,41 @@
+#pragma once
+
+// Synthetic training-loop events for engine benchmarks: per rank a main
+// process (fetch, step with forward/backward/optimizer as Begin/End, a step
+// mark, GPU kernels as Complete on a stream thread) and two data-loader
+// workers (a collate region around POSIX reads), in 10 ms iterations, sent
+// as one batch per process per slice. Batches are built once and re-timed
+// for each slice, so generating load costs one add per event.
+
+#include <cstdint>
+#include <vector>
+
+#include "ingest/decoded_batch.h"
+#include "ingest/name_table.h"
+
+namespace stallwatch::bench {
+
+struct LoadShape {
+  int ranks = 1;
+  std::int64_t slice_ns = 100'000'000;  // one batch per process per slice
+  int reads_per_worker = 38;            // per 10 ms iteration; 38 gives 10k events/s per rank
+};
+
+class TrainingLoad {
+ public:
+  TrainingLoad(const LoadShape& shape, collector::NameTable& names, std::int64_t t0_ns);
+
+  // The batches of slice `index` (sent at its end), in delivery order.
+  const std::vector<collector::DecodedBatch>& slice(std::int64_t index);
+  std::int64_t slice_end_ns(std::int64_t index) const;
+  std::uint64_t events_per_slice() const { return events_per_slice_; }
+
+ private:
+  LoadShape shape_;
+  std::int64_t t0_ns_;
+  std::int64_t current_ = 0;  // the slice the batches are timed for
+  std::vector<collector::DecodedBatch> batches_;
+  std::uint64_t events_per_slice_ = 0;
+};
+
+}  // namespace stallwatch::bench

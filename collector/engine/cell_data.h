@@ -1,0 +1,65 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/event_class.h"
+
+namespace stallwatch::collector::detail {
+
+// The classes the interval metrics are built from: COMPUTE, DEVICE_BUSY,
+// FETCH, APP_IO, IO, COMM (bits 0-5 of ClassMask). PIPELINE only structures
+// the timeline.
+inline constexpr ClassMask kMetricClasses = 0x3F;
+inline constexpr int kMaskBins = 64;
+
+// Nanoseconds per combination of metric classes: bin m is the time during
+// which exactly the classes in m were covered. Every quantity below is a sum
+// of bins, so one histogram per cell answers all of them.
+using MaskHistogram = std::array<std::int64_t, kMaskBins>;
+
+// The exact interval quantities of DESIGN §5 (as nanoseconds).
+enum Quantity : int {
+  kCompute = 0,          // |C|
+  kAppIo,                // |A|
+  kIo,                   // |I|
+  kFetch,                // |F|
+  kComm,                 // |M|
+  kDevice,               // |D| (real device signal)
+  kUnoverlappedAppIo,    // |A \ C|
+  kUnoverlappedIo,       // |I \ C|
+  kUnoverlappedCompute,  // |C \ (A ∪ I)|
+  kUnoverlappedAllIo,    // |(A ∪ I) \ C|
+  kFetchNotDevice,       // |F \ D|
+  kFetchNotCompute,      // |F \ C| (data stall under the compute proxy)
+  kQuantityCount
+};
+
+// One finalized resolution cell of a rank. Durations fit 32 bits because a
+// cell is at most 2^32 - 1 ns long (EngineConfig validation).
+struct CellData {
+  std::array<std::uint32_t, kQuantityCount> ns{};
+  std::uint32_t steps = 0;
+  std::uint32_t durations = 0;       // steps that have a previous step
+  std::int64_t duration_sum_ns = 0;  // sum of those step durations
+  double samples = 0;                // batch size in force at each step, summed
+};
+
+// A sum of cells (a window, the totals, or not-yet-finalized cells).
+struct Sums {
+  std::array<std::int64_t, kQuantityCount> ns{};
+  std::int64_t steps = 0;
+  std::int64_t durations = 0;
+  std::int64_t duration_sum_ns = 0;
+  double samples = 0;
+
+  void add(const CellData& c);
+  void sub(const CellData& c);
+  void add(const Sums& s);
+};
+
+// Adds the quantities of a histogram to `out`.
+void fold(const MaskHistogram& h, std::array<std::int64_t, kQuantityCount>& out);
+CellData to_cell(const std::array<std::int64_t, kQuantityCount>& ns);
+
+}  // namespace stallwatch::collector::detail

@@ -1,0 +1,94 @@
+#include "engine/event_class.h"
+
+#include <array>
+#include <utility>
+
+namespace stallwatch::collector {
+namespace {
+
+constexpr std::array<std::string_view, kEventClassCount> kClassNames{
+    "compute", "device_busy", "fetch", "app_io", "io", "comm", "pipeline"};
+
+bool any_match(const std::vector<std::string>& patterns, std::string_view text) {
+  if (patterns.empty()) return true;
+  for (const auto& p : patterns) {
+    if (glob_match(p, text)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view to_string(EventClass c) {
+  return kClassNames[static_cast<std::size_t>(c)];
+}
+
+std::optional<EventClass> event_class_from_string(std::string_view s) {
+  for (std::size_t i = 0; i < kClassNames.size(); ++i) {
+    if (kClassNames[i] == s) return static_cast<EventClass>(i);
+  }
+  return std::nullopt;
+}
+
+// Iterative matcher: on a mismatch after a `*`, retry with the star eating one
+// more character. Linear in practice, never recursive.
+bool glob_match(std::string_view pattern, std::string_view text) {
+  std::size_t p = 0;
+  std::size_t t = 0;
+  std::size_t star = std::string_view::npos;
+  std::size_t star_text = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      star_text = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++star_text;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+
+ClassMapping ClassMapping::defaults() {
+  const ClassMask fetch = class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo);
+  return ClassMapping({
+      // Loop bodies of pydftracer's `.iter()` ("<name>.block") and dft_fn's
+      // ("loop.yield") are the step itself, not I/O: structure only.
+      {{}, {"*.block", "*.yield"}, false, class_bit(EventClass::kPipeline)},
+      {{}, {"fetch.iter", "loop.iter"}, false, fetch},
+      {{"dataloader"}, {"fetch"}, true, fetch},
+      {{"gpu"}, {}, false, class_bit(EventClass::kDeviceBusy)},
+      {{"compute", "ai_framework"}, {}, false, class_bit(EventClass::kCompute)},
+      {{"dataloader", "data", "checkpoint", "reader"}, {}, false, class_bit(EventClass::kAppIo)},
+      {{"POSIX", "STDIO"}, {}, false, class_bit(EventClass::kIo)},
+      {{"comm"}, {}, false, class_bit(EventClass::kComm)},
+      {{"pipeline"}, {}, false, class_bit(EventClass::kPipeline)},
+  });
+}
+
+ClassMask ClassMapping::classify(std::string_view cat, std::string_view name,
+                                 bool main_thread) const {
+  for (const auto& rule : rules_) {
+    if (rule.main_thread_only && !main_thread) continue;
+    if (!any_match(rule.cat, cat) || !any_match(rule.name, name)) continue;
+    ClassMask mask = rule.classes;
+    if (mask & class_bit(EventClass::kFetch)) mask |= class_bit(EventClass::kAppIo);
+    return mask;
+  }
+  return 0;
+}
+
+void ClassMapping::prepend(std::vector<ClassRule> rules) {
+  rules.insert(rules.end(), std::make_move_iterator(rules_.begin()),
+               std::make_move_iterator(rules_.end()));
+  rules_ = std::move(rules);
+}
+
+}  // namespace stallwatch::collector

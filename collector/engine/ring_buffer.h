@@ -1,0 +1,91 @@
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace stallwatch::collector::detail {
+
+// A FIFO of at most `capacity` elements; pushing onto a full ring overwrites
+// (and returns) the oldest. Storage grows lazily up to the capacity, so a
+// rank that lives a minute does not pay for an hour of history.
+//
+// Index 0 is the oldest element. Single-threaded; holds its elements by value.
+template <class T>
+class RingBuffer {
+ public:
+  explicit RingBuffer(std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {}
+
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
+  bool empty() const { return size_ == 0; }
+  bool full() const { return size_ == capacity_; }
+
+  // Appends `value`; returns the element it displaced when the ring was full.
+  std::optional<T> push_back(T value) {
+    if (size_ == capacity_) {
+      // A full ring overwrites memory written long ago: fetch the slots a few
+      // pushes ahead now, so reading the evicted element does not stall.
+      __builtin_prefetch(&storage_[wrap(head_ + kPrefetchAhead % capacity_)], 1);
+      T evicted = std::move(storage_[head_]);
+      storage_[head_] = std::move(value);
+      head_ = wrap(head_ + 1);
+      return evicted;
+    }
+    if (size_ < storage_.size()) {
+      storage_[wrap(head_ + size_)] = std::move(value);
+    } else {
+      if (head_ != 0) linearize();
+      storage_.push_back(std::move(value));
+    }
+    ++size_;
+    return std::nullopt;
+  }
+
+  void pop_front() {
+    assert(size_ > 0);
+    head_ = wrap(head_ + 1);
+    --size_;
+    if (size_ == 0) head_ = 0;
+  }
+
+  void clear() {
+    size_ = 0;
+    head_ = 0;
+  }
+
+  T& operator[](std::size_t i) { return storage_[wrap(head_ + i)]; }
+  const T& operator[](std::size_t i) const { return storage_[wrap(head_ + i)]; }
+  T& front() { return (*this)[0]; }
+  const T& front() const { return (*this)[0]; }
+  T& back() { return (*this)[size_ - 1]; }
+  const T& back() const { return (*this)[size_ - 1]; }
+
+  std::size_t bytes() const { return storage_.capacity() * sizeof(T); }
+
+ private:
+  static constexpr std::size_t kPrefetchAhead = 512 / sizeof(T) + 1;
+
+  std::size_t wrap(std::size_t i) const {
+    const std::size_t n = storage_.size();
+    return i >= n ? i - n : i;
+  }
+  // Rotates the live elements to start at index 0 so storage can grow.
+  void linearize() {
+    std::vector<T> fresh;
+    fresh.reserve(storage_.size() * 2 < capacity_ ? storage_.size() * 2 : capacity_);
+    for (std::size_t i = 0; i < size_; ++i)
+      fresh.push_back(std::move((*this)[i]));
+    storage_ = std::move(fresh);
+    head_ = 0;
+  }
+
+  std::size_t capacity_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+  std::vector<T> storage_;
+};
+
+}  // namespace stallwatch::collector::detail

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+
+#include "engine/cell_data.h"
+#include "engine/engine_config.h"
+#include "engine/snapshot.h"
+
+namespace stallwatch::collector::detail {
+
+// Everything a window's metrics are computed from.
+struct WindowFacts {
+  std::int64_t window_ns = 0;  // 0 = totals
+  std::int64_t start_ns = 0;   // the window clipped to the rank's lifetime
+  std::int64_t end_ns = 0;
+  Sums sums;
+  bool real_device = false;  // a source reports CUPTI or CUDA events; else D := C
+  bool has_batch_size = false;
+  double step_p50_s = 0;  // NaN when no step durations
+  double step_p95_s = 0;
+};
+
+// DESIGN §5 metrics and the verdict for one window.
+WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t);
+
+// The verdict rules, in order: idle, data-starved, io-bound, host-bound,
+// well-overlapped. Works on rank windows and on job means alike.
+Verdict judge(const WindowMetrics& m, const VerdictThresholds& t);
+
+}  // namespace stallwatch::collector::detail

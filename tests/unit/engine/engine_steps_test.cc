@@ -1,0 +1,85 @@
+// Steps: marks, the FETCH-end fallback, step-time percentiles and samples.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_batches.h"
+
+namespace stallwatch::collector::testing {
+namespace {
+
+TEST(EngineSteps, StepMarksGiveCountsRatesAndPercentiles) {
+  Harness h(small_config());
+  auto main = h.source(100);
+  main.mark("epoch.start", kT0 + ms(1), 2);
+  std::int64_t value = 1;
+  for (std::int64_t at : {0, 3, 7, 12, 20})
+    main.mark("step", kT0 + ms(at), value++);
+  h.send(main.take(kT0 + ms(25)));
+  const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(25)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->step, 5);
+  EXPECT_EQ(r->epoch, 2);
+  const WindowMetrics& total = window(*r, 0);
+  EXPECT_EQ(total.steps, 5u);
+  EXPECT_DOUBLE_EQ(total.steps_per_second, 200.0);
+  EXPECT_NEAR(total.step_seconds_p50, 0.0045, 1e-12);
+  EXPECT_NEAR(total.step_seconds_p95, 0.00755, 1e-12);
+  EXPECT_TRUE(std::isnan(total.samples_per_second));
+  const WindowMetrics& w = window(*r, ms(10));
+  EXPECT_EQ(w.steps, 1u);
+  EXPECT_NEAR(w.step_seconds_p50, 0.008, 1e-12);
+}
+
+TEST(EngineSteps, FetchEndsOnTheMainThreadCountUntilTheFirstStepMark) {
+  Harness h(small_config());
+  auto main = h.source(100);
+  for (std::int64_t end : {5, 10, 15, 22})
+    main.complete("loader", "fetch.iter", kT0 + ms(end - 2), ms(2));
+  main.complete("loader", "fetch.iter", kT0 + ms(6), ms(2), 4242);  // not the main thread
+  main.mark("step", kT0 + ms(18), 1).mark("step", kT0 + ms(24), 2);
+  h.send(main.take(kT0 + ms(25)));
+  const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(25)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  const WindowMetrics& total = window(*r, 0);
+  EXPECT_EQ(total.steps, 5u);  // 5, 10, 15 (fetch ends), then marks 18, 24
+  EXPECT_NEAR(total.step_seconds_p50, 0.005, 1e-12);
+}
+
+TEST(EngineSteps, SamplesUseTheBatchSizeInForceAtEachStep) {
+  Harness h(small_config());
+  auto main = h.source(100);
+  main.counter("batch_size", kT0, 32)
+      .mark("step", kT0 + ms(5), 1)
+      .mark("step", kT0 + ms(10), 2)
+      .counter("batch_size", kT0 + ms(12), 16)
+      .mark("step", kT0 + ms(15), 3);
+  h.send(main.take(kT0 + ms(20)));
+  const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(20)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(window(*r, 0).samples_per_second, 80 / 0.020);
+  EXPECT_DOUBLE_EQ(window(*r, ms(10)).samples_per_second, 48 / 0.010);  // steps at 10 and 15 ms
+}
+
+TEST(EngineSteps, PercentilesUseAtMostMaxStepsKept) {
+  EngineConfig c = small_config();
+  c.max_steps_kept = 4;
+  Harness h(c);
+  auto main = h.source(100);
+  std::int64_t at = 0;
+  for (int d = 0; d < 10; ++d) {
+    at += d;
+    main.mark("step", kT0 + ms(at), d);
+  }
+  h.send(main.take(kT0 + ms(46)));
+  h.send(main.take(kT0 + ms(100)));
+  const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(100)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  const WindowMetrics& total = window(*r, 0);
+  EXPECT_EQ(total.steps, 10u);
+  EXPECT_NEAR(total.step_seconds_p50, 0.0075, 1e-12);  // durations 6, 7, 8, 9 ms
+}
+
+}  // namespace
+}  // namespace stallwatch::collector::testing

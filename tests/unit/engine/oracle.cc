@@ -1,0 +1,315 @@
+#include "oracle.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace stallwatch::collector::testing {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::uint8_t kC = 1, kD = 2, kF = 4, kA = 8, kI = 16, kM = 32;
+
+std::int64_t floor_to(std::int64_t t, std::int64_t res) {
+  std::int64_t q = t / res;
+  if (t % res != 0 && t < 0) --q;
+  return q * res;
+}
+
+double percentile(std::vector<std::int64_t> v, double p) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const double pos = p * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const double frac = pos - static_cast<double>(lo);
+  double x = static_cast<double>(v[lo]);
+  if (frac > 0 && lo + 1 < v.size()) x += frac * (static_cast<double>(v[lo + 1]) - x);
+  return x / 1e9;
+}
+
+}  // namespace
+
+Oracle::Oracle(const EngineConfig& config, const NameTable& names)
+    : config_(config), names_(names) {}
+
+void Oracle::close(std::int64_t a, std::int64_t b, std::uint8_t mask) {
+  if (a < b && (mask & 0x3F))
+    closed_.push_back(Interval{a, b, static_cast<std::uint8_t>(mask & 0x3F)});
+}
+
+void Oracle::fetch_step(bool main, std::uint8_t mask, std::int64_t end, bool on_time) {
+  if (main && (mask & kF) && on_time && end >= start_ && (horizon_ == kNone || end >= horizon_)) {
+    steps_.emplace_back(end, true);
+  }
+}
+
+void Oracle::ingest(const DecodedBatch& b) {
+  auto it = std::find_if(sources_.begin(), sources_.end(),
+                         [&](const Source& s) { return s.pid == b.source.pid; });
+  if (it == sources_.end()) {
+    Source s;
+    s.pid = b.source.pid;
+    s.role = b.source.role;
+    s.device = b.source.device_source;
+    sources_.push_back(s);
+    it = sources_.end() - 1;
+    std::int64_t first = b.sent_at_ns;
+    for (const auto& e : b.events)
+      first = std::min(first, e.ts_ns);
+    const std::int64_t claimed =
+        b.source.start_ns > 0 && b.source.start_ns <= first ? b.source.start_ns : first;
+    if (!has_start_) {
+      has_start_ = true;
+      start_ = claimed;
+    }
+  }
+  Source& src = *it;
+  if (src.finished && !b.final) src.finished = false;
+  const ClassMapping& mapping = config_.classes;
+  const std::int64_t h = horizon_;
+  const std::int64_t lower = h == kNone ? start_ : std::max(h, start_);
+  const std::int64_t hi = std::max(src.wm, b.sent_at_ns);
+  for (const Event& ev : b.events) {
+    const std::int64_t ts = std::min(ev.ts_ns, hi);
+    const bool late = h != kNone && ts < h;
+    const bool main =
+        src.role == ProcessRole::kMain && ev.tid == static_cast<std::uint32_t>(src.pid);
+    const auto cat = names_.str(ev.cat);
+    const auto name = names_.str(ev.name);
+    const std::uint64_t key = (std::uint64_t{ev.tid} << 32) | ev.region_id;
+    switch (ev.kind) {
+      case EventKind::kComplete: {
+        const std::uint8_t mask = mapping.classify(cat, name, main);
+        const std::int64_t end = std::min(ts + std::max<std::int64_t>(ev.dur_ns, 0), hi);
+        late_ += late;
+        close(std::max(ts, lower), end, mask);
+        fetch_step(main, mask, end, true);
+        break;
+      }
+      case EventKind::kBegin: {
+        late_ += late;
+        const std::uint8_t mask = mapping.classify(cat, name, main);
+        auto found = src.open.find(key);
+        if (found != src.open.end() && found->second.orphan) {
+          const Open orphan = found->second;
+          src.open.erase(found);
+          close(std::max(ts, lower), orphan.end, mask);
+          fetch_step(main, mask, orphan.end, orphan.end_on_time);
+          break;
+        }
+        if (found != src.open.end()) ++unpaired_;
+        src.open[key] = Open{std::max(ts, lower), mask, main, false, 0, 0, false};
+        break;
+      }
+      case EventKind::kEnd: {
+        late_ += late;
+        auto found = src.open.find(key);
+        if (found != src.open.end() && !found->second.orphan) {
+          close(std::max(found->second.begin_eff, lower), ts, found->second.mask);
+          fetch_step(found->second.main, found->second.mask, ts, !late);
+          src.open.erase(found);
+        } else if (found != src.open.end()) {
+          ++unpaired_;
+        } else {
+          src.open[key] = Open{0, 0, false, true, ts, std::max(ts, lower), !late};
+        }
+        break;
+      }
+      case EventKind::kMark:
+        if (late) {
+          ++late_;
+        } else if (name == config_.step_mark && ts >= start_) {
+          steps_.emplace_back(ts, false);
+          first_mark_ = std::min(first_mark_, ts);
+        }
+        break;
+      case EventKind::kCounter:
+        if (late) {
+          ++late_;
+        } else if (name == config_.batch_size_counter) {
+          sizes_.emplace_back(ts, static_cast<double>(ev.value));
+        }
+        break;
+    }
+  }
+  src.wm = std::max(src.wm, b.sent_at_ns);
+  wm_ = std::max(wm_, src.wm);
+  if (b.final) {
+    for (auto& [key, o] : src.open) {
+      ++unpaired_;
+      if (!o.orphan) close(std::max(o.begin_eff, lower), b.sent_at_ns, o.mask);
+    }
+    src.open.clear();
+    src.finished = true;
+    src.final_at = b.sent_at_ns;
+  }
+
+  const std::int64_t next = floor_to(wm_ - config_.lateness_ns, config_.resolution_ns);
+  if (horizon_ != kNone && next <= horizon_) return;
+  const std::int64_t from = horizon_ == kNone ? start_ : std::max(horizon_, start_);
+  if (next > from) {
+    std::vector<std::uint8_t> live;
+    paint_live(from, next, live);
+    if (static_cast<std::int64_t>(final_.size()) < index(next)) final_.resize(index(next), 0);
+    std::copy(live.begin(), live.end(), final_.begin() + index(from));
+  }
+  horizon_ = next;
+  for (auto& s : sources_) {
+    for (auto o = s.open.begin(); o != s.open.end();) {
+      if (o->second.orphan && o->second.end_eff < horizon_) {
+        ++unpaired_;
+        o = s.open.erase(o);
+      } else {
+        ++o;
+      }
+    }
+  }
+}
+
+void Oracle::paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const {
+  out.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, index(to) - index(from))), 0);
+  auto paint = [&](std::int64_t a, std::int64_t b, std::uint8_t mask) {
+    for (std::int64_t t = std::max(a, from); t < std::min(b, to); t += 1000) {
+      out[static_cast<std::size_t>(index(t) - index(from))] |= mask;
+    }
+  };
+  for (const auto& i : closed_)
+    paint(i.a, i.b, i.mask);
+  for (const auto& s : sources_) {
+    for (const auto& [key, o] : s.open) {
+      if (!o.orphan) paint(o.begin_eff, s.wm, o.mask & 0x3F);
+    }
+  }
+}
+
+std::vector<WindowMetrics> Oracle::windows() const {
+  bool finished = !sources_.empty();
+  std::int64_t end = kNone;
+  bool real_device = false;
+  for (const auto& s : sources_) {
+    finished = finished && s.finished;
+    end = std::max({end, s.final_at, s.wm});
+    real_device |= s.device == DeviceSource::kCupti || s.device == DeviceSource::kCudaEvents;
+  }
+  const std::int64_t res = config_.resolution_ns;
+  const std::int64_t t = finished ? -floor_to(-end, res) : floor_to(wm_, res);
+
+  // The mask of every microsecond of [start, t).
+  std::vector<std::uint8_t> mask;
+  if (t > start_) {
+    const std::int64_t live_from = std::clamp(horizon_ == kNone ? start_ : horizon_, start_, t);
+    mask.assign(final_.begin(), final_.begin() + index(live_from));
+    std::vector<std::uint8_t> live;
+    paint_live(live_from, t, live);
+    mask.insert(mask.end(), live.begin(), live.end());
+  }
+
+  std::vector<std::pair<std::int64_t, bool>> steps = steps_;
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::erase_if(steps, [&](const auto& s) { return s.second && s.first >= first_mark_; });
+  std::vector<std::pair<std::int64_t, double>> sizes = sizes_;
+  std::stable_sort(sizes.begin(), sizes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  // Time per class combination over each window, from one backward pass:
+  // windows are suffixes of [start, t).
+  std::vector<std::int64_t> lengths = config_.windows_ns;
+  lengths.push_back(0);
+  std::vector<std::int64_t> lows;
+  for (const std::int64_t w : lengths)
+    lows.push_back(w == 0 ? start_ : std::max(t - w, start_));
+  std::vector<std::array<std::int64_t, 64>> hists(lengths.size());
+  {
+    std::array<std::int64_t, 64> hist{};
+    std::vector<std::size_t> order(lengths.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return lows[a] > lows[b]; });
+    std::int64_t u = t;
+    for (const std::size_t i : order) {
+      for (; u > lows[i]; u -= 1000)
+        hist[mask[static_cast<std::size_t>(index(u - 1000))] & 0x3F] += 1000;
+      hists[i] = hist;
+    }
+  }
+  std::vector<WindowMetrics> out;
+  for (std::size_t wi = 0; wi < lengths.size(); ++wi) {
+    const std::int64_t w = lengths[wi];
+    const std::int64_t lo = lows[wi];
+    std::int64_t n[12] = {};
+    for (int mm = 0; mm < 64; ++mm) {
+      const std::int64_t len = hists[wi][static_cast<std::size_t>(mm)];
+      const bool c = mm & kC, d = mm & kD, f = mm & kF, a = mm & kA, i = mm & kI, k = mm & kM;
+      const bool q[12] = {
+          c, a, i, f, k, d, a && !c, i && !c, c && !a && !i, (a || i) && !c, f && !d, f && !c};
+      for (int j = 0; j < 12; ++j)
+        n[j] += q[j] ? len : 0;
+    }
+    WindowMetrics m;
+    m.window_ns = w;
+    m.start_ns = lo;
+    m.end_ns = std::max(lo, finished ? std::min(t, end) : t);
+    const std::int64_t wall = m.end_ns - m.start_ns;
+    auto sec = [](std::int64_t ns) { return static_cast<double>(ns) / 1e9; };
+    m.wall_seconds = sec(wall);
+    m.compute_seconds = sec(n[0]);
+    m.app_io_seconds = sec(n[1]);
+    m.io_seconds = sec(n[2]);
+    m.fetch_seconds = sec(n[3]);
+    m.comm_seconds = sec(n[4]);
+    m.unoverlapped_app_io_seconds = sec(n[6]);
+    m.unoverlapped_io_seconds = sec(n[7]);
+    m.unoverlapped_compute_seconds = sec(n[8]);
+    m.unoverlapped_all_io_seconds = sec(n[9]);
+    const std::int64_t device = real_device ? n[5] : n[0];
+    const std::int64_t stall = real_device ? n[10] : n[11];
+    m.device_busy_seconds = sec(device);
+    m.data_stall_seconds = sec(stall);
+    m.overlap_ratio = n[1] > 0 ? 1.0 - static_cast<double>(n[6]) / static_cast<double>(n[1]) : kNaN;
+    m.device_idle_ratio =
+        wall > 0 ? 1.0 - static_cast<double>(device) / static_cast<double>(wall) : kNaN;
+    m.data_stall_ratio = wall > 0 ? static_cast<double>(stall) / static_cast<double>(wall) : kNaN;
+
+    std::vector<std::int64_t> durations;
+    double samples = 0;
+    std::uint64_t count = 0;
+    const std::int64_t step_lo = w == 0 ? std::numeric_limits<std::int64_t>::min() : t - w;
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      const std::int64_t ts = steps[s].first;
+      if (ts < step_lo || ts >= t) continue;
+      ++count;
+      if (s > 0) durations.push_back(ts - steps[s - 1].first);
+      double size = 0;
+      for (const auto& [at, v] : sizes) {
+        if (at <= ts) size = v;
+      }
+      samples += size;
+    }
+    m.steps = count;
+    m.step_seconds_p50 = percentile(durations, 0.5);
+    m.step_seconds_p95 = percentile(durations, 0.95);
+    m.steps_per_second = wall > 0 ? static_cast<double>(count) / sec(wall) : kNaN;
+    m.samples_per_second = wall > 0 && !sizes_.empty() ? samples / sec(wall) : kNaN;
+
+    const VerdictThresholds& v = config_.verdict;
+    const double busy = v.idle_busy_ratio * m.wall_seconds;
+    if (!(m.wall_seconds > 0) || (m.compute_seconds < busy && m.device_busy_seconds < busy &&
+                                  m.app_io_seconds < busy && m.io_seconds < busy && count == 0)) {
+      m.verdict = Verdict::kIdle;
+    } else if (m.data_stall_ratio >= v.data_stall_ratio) {
+      m.verdict = Verdict::kDataStarved;
+    } else if (m.unoverlapped_all_io_seconds / m.wall_seconds >= v.unoverlapped_io_ratio) {
+      m.verdict = Verdict::kIoBound;
+    } else if (m.device_idle_ratio >= v.device_idle_ratio) {
+      m.verdict = Verdict::kHostBound;
+    } else {
+      m.verdict = Verdict::kWellOverlapped;
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace stallwatch::collector::testing
