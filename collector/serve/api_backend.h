@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "engine/engine.h"
+#include "serve/published_state.h"
+
+namespace stallwatch::collector {
+
+// What the HTTP server needs from the daemon. Implemented by stallwatchd (and
+// by fakes in tests).
+//
+// Called from the server's io threads, concurrently: implementations must be
+// thread-safe. current() must not block (an atomic shared_ptr load or a
+// briefly held mutex around a pointer copy). timeline() and series() may
+// lock the engine briefly to copy the data out; the server never calls them
+// while writing to a socket and never holds anything they return across a
+// lock.
+class ApiBackend {
+ public:
+  virtual ~ApiBackend() = default;
+
+  // The latest published state; never null.
+  virtual std::shared_ptr<const PublishedState> current() const = 0;
+
+  // Engine::timeline / Engine::series semantics: nullopt when unknown.
+  virtual std::optional<Timeline> timeline(std::string_view job, std::int32_t rank,
+                                           std::int64_t seconds) const = 0;
+  virtual std::optional<Series> series(std::string_view job, std::string_view metric,
+                                       std::int64_t window_ns, std::int64_t span_ns) const = 0;
+};
+
+}  // namespace stallwatch::collector

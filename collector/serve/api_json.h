@@ -1,0 +1,36 @@
+#pragma once
+
+// JSON bodies of the endpoints that are not a plain snapshot view
+// (docs/api.md): healthz, status, timeline, series, alerts, errors and the
+// WebSocket messages. Pure functions of their arguments; any thread.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine.h"
+#include "serve/json_writer.h"
+#include "serve/published_state.h"
+#include "serve/snapshot_json.h"
+
+namespace stallwatch::collector {
+
+std::string healthz_json(const DaemonStatus& status);
+std::string status_json(const PublishedState& state, const SnapshotJson& view);
+
+// `rank` (may be null) gives each thread's process role.
+std::string timeline_json(const Timeline& timeline, const RankSnapshot* rank);
+std::string series_json(const Series& series, std::string_view window);
+
+void write_alerts(JsonWriter& w, const std::vector<AlertView>& alerts);
+std::string alerts_json(const std::vector<AlertView>& alerts);
+
+// {"error": message, "status": status}
+std::string error_json(unsigned status, std::string_view message);
+
+// WebSocket: the greeting, and a tick up to and including `"job":` (the
+// subscribed job's detail, or null, and a closing brace follow).
+std::string hello_json(const PublishedState& state, const SnapshotJson& view);
+std::string tick_head_json(const PublishedState& state, const SnapshotJson& view);
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,68 @@
+#pragma once
+
+// What the daemon publishes for serving after every tick: the engine's
+// immutable snapshot plus daemon-wide status and the alerts. Immutable once
+// published; readers share it through std::shared_ptr<const PublishedState>
+// and never lock anything to read it.
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/snapshot.h"
+
+namespace stallwatch::collector {
+
+// Daemon-wide state for `GET /api/v1/status`, `/healthz` and the self metrics.
+struct DaemonStatus {
+  std::string version;
+  double uptime_seconds = 0;
+  std::uint64_t tick = 0;
+  std::int64_t tick_ms = 500;
+  double tick_seconds_last = 0;  // time the last engine tick took
+  double tick_seconds_max = 0;
+  std::vector<std::string> ingest_endpoints;
+  std::uint64_t frames_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t events_received = 0;
+  // Invalid frames by reason ("too_large", "bad_identifier", ...), in the
+  // order they are to be listed.
+  std::vector<std::pair<std::string, std::uint64_t>> invalid_frames;
+  double ingest_lag_seconds = 0;
+  std::uint64_t names_interned = 0;
+  std::uint64_t names_overflowed = 0;
+};
+
+// One alert as the API shows it (docs/api.md, `GET /api/v1/alerts`). The
+// alerts component converts its own state into this.
+struct AlertView {
+  std::string id;        // e.g. "DataStarved/demo-slow/0"
+  std::string name;      // rule name, e.g. "DataStarved"
+  std::string state;     // "pending", "firing", "resolved"
+  std::string severity;  // e.g. "warning"
+  std::string job;
+  std::optional<std::int32_t> rank;  // empty for job-scope alerts
+  std::string scope;                 // "rank" or "job"
+  std::string metric;                // e.g. "data_stall_ratio"
+  std::string window;                // e.g. "60s"
+  double value = std::numeric_limits<double>::quiet_NaN();
+  double threshold = 0;
+  std::string verdict;  // empty when unknown
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<std::pair<std::string, std::string>> annotations;
+  std::int64_t active_since_ns = 0;
+  std::optional<std::int64_t> fired_at_ns;
+  std::optional<std::int64_t> resolved_at_ns;
+};
+
+struct PublishedState {
+  std::shared_ptr<const Snapshot> snapshot;  // may be null before the first tick
+  DaemonStatus status;
+  std::vector<AlertView> alerts;
+};
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,240 @@
+#include "fake_backend.h"
+
+#include <cmath>
+#include <limits>
+
+namespace stallwatch::collector::testing {
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000;
+constexpr std::int64_t kNow = 1'700'000'000 * kS;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+WindowMetrics metrics(std::int64_t window_ns, double stall_ratio, Verdict verdict) {
+  WindowMetrics m;
+  m.window_ns = window_ns;
+  m.end_ns = kNow;
+  m.start_ns = kNow - (window_ns == 0 ? 400 * kS : window_ns);
+  m.wall_seconds = static_cast<double>(m.end_ns - m.start_ns) / 1e9;
+  m.compute_seconds = 0.4 * m.wall_seconds;
+  m.fetch_seconds = stall_ratio * m.wall_seconds;
+  m.app_io_seconds = m.fetch_seconds;
+  m.unoverlapped_app_io_seconds = m.fetch_seconds;
+  m.unoverlapped_all_io_seconds = m.fetch_seconds;
+  m.data_stall_seconds = m.fetch_seconds;
+  m.device_busy_seconds = m.compute_seconds;
+  m.overlap_ratio = kNaN;
+  m.device_idle_ratio = 0.6;
+  m.data_stall_ratio = stall_ratio;
+  m.steps = 120;
+  m.step_seconds_p50 = 0.25;
+  m.step_seconds_p95 = 0.3;
+  m.steps_per_second = 4;
+  m.samples_per_second = kNaN;
+  m.verdict = verdict;
+  return m;
+}
+
+RankSnapshot rank(std::string job, std::int32_t r, double stall,
+                  const std::vector<std::int64_t>& windows) {
+  RankSnapshot s;
+  s.job = std::move(job);
+  s.rank = r;
+  s.state = r == 1 ? RankState::kSilent : RankState::kActive;
+  s.start_ns = kNow - 400 * kS;
+  s.end_ns = kNow;
+  s.last_seen_ns = kNow;
+  s.watermark_ns = kNow;
+  s.epoch = 2;
+  s.step = 120 + r;
+  for (std::int64_t w : windows) {
+    s.windows.push_back(
+        metrics(w, stall, stall > 0.15 ? Verdict::kDataStarved : Verdict::kWellOverlapped));
+  }
+  s.verdict = s.windows[1].verdict;
+  s.counters.events_received = 1000 + static_cast<std::uint64_t>(r);
+  s.counters.batches_received = 10;
+  s.counters.agent_dropped = 3;
+  s.counters.lost_batches = 1;
+  s.counters.late_events = 2;
+  ProcessSnapshot p;
+  p.host = "n1";
+  p.pid = 4242 + r;
+  p.ppid = 1;
+  p.agent_version = "0.1.0";
+  s.processes.push_back(p);
+  ProcessSnapshot worker = p;
+  worker.pid = 5000 + r;
+  worker.ppid = p.pid;
+  worker.role = ProcessRole::kWorker;
+  s.processes.push_back(worker);
+  return s;
+}
+
+JobSnapshot job(std::string id, const std::vector<RankSnapshot>& ranks,
+                const std::vector<std::int64_t>& windows) {
+  JobSnapshot j;
+  j.job = std::move(id);
+  j.start_ns = kNow - 400 * kS;
+  j.last_seen_ns = kNow;
+  j.ranks = ranks;
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    JobWindow w;
+    w.window_ns = windows[i];
+    w.mean = ranks.front().windows[i];
+    w.max = ranks.back().windows[i];
+    w.straggler_rank = ranks.size() >= 2 ? 1 : -1;
+    w.verdict = w.mean.verdict;
+    j.windows.push_back(w);
+  }
+  j.verdict = j.windows[1].verdict;
+  for (const RankSnapshot& r : ranks)
+    j.counters.events_received += r.counters.events_received;
+  return j;
+}
+
+}  // namespace
+
+std::shared_ptr<Snapshot> make_snapshot(std::uint64_t tick, int extra_ranks) {
+  auto s = std::make_shared<Snapshot>();
+  s->now_ns = kNow;
+  s->tick = tick;
+  s->windows_ns = {10 * kS, 60 * kS, 300 * kS, 0};
+  s->verdict_window_ns = 60 * kS;
+  s->verdict_window_index = 1;
+  std::vector<RankSnapshot> demo{rank("demo-slow", 0, 0.61, s->windows_ns),
+                                 rank("demo-slow", 1, 0.05, s->windows_ns)};
+  for (int r = 2; r < 2 + extra_ranks; ++r)
+    demo.push_back(rank("demo-slow", r, 0.3, s->windows_ns));
+  const std::string odd(kOddJob);
+  s->jobs.push_back(job(odd, {rank(odd, 0, 0.2, s->windows_ns)}, s->windows_ns));
+  s->jobs.push_back(job("demo-slow", demo, s->windows_ns));
+  s->counters.events_received = 3000;
+  s->stats.ranks = 3 + static_cast<std::uint64_t>(extra_ranks);
+  s->stats.sources = 6;
+  return s;
+}
+
+std::shared_ptr<PublishedState> make_state(std::uint64_t tick, int extra_ranks) {
+  auto state = std::make_shared<PublishedState>();
+  state->snapshot = make_snapshot(tick, extra_ranks);
+  DaemonStatus& st = state->status;
+  st.version = "0.1.0";
+  st.uptime_seconds = 12.5;
+  st.tick = tick;
+  st.tick_ms = 500;
+  st.tick_seconds_last = 0.0004;
+  st.tick_seconds_max = 0.002;
+  st.ingest_endpoints = {"tcp://127.0.0.1:5557", "ipc:///tmp/stallwatch-0/ingest.sock"};
+  st.frames_received = 100;
+  st.bytes_received = 123456;
+  st.events_received = 4000;
+  st.invalid_frames = {
+      {"too_large", 1}, {"bad_identifier", 0}, {"malformed", 7}, {"version", 0}, {"semantic", 0}};
+  st.ingest_lag_seconds = 0.01;
+  st.names_interned = 40;
+  AlertView a;
+  a.id = "DataStarved/demo-slow/0";
+  a.name = "DataStarved";
+  a.state = "firing";
+  a.severity = "warning";
+  a.job = "demo-slow";
+  a.rank = 0;
+  a.scope = "rank";
+  a.metric = "data_stall_ratio";
+  a.window = "60s";
+  a.value = 0.61;
+  a.threshold = 0.3;
+  a.verdict = "data-starved";
+  a.labels = {{"team", "ml \"infra\""}};
+  a.annotations = {{"summary", "rank 0 starves"}};
+  a.active_since_ns = kNow - 40 * kS;
+  a.fired_at_ns = kNow - 10 * kS;
+  state->alerts.push_back(a);
+  AlertView j = a;
+  j.id = "DeviceIdle/demo-slow";
+  j.name = "DeviceIdle";
+  j.state = "pending";
+  j.rank.reset();
+  j.scope = "job";
+  j.fired_at_ns.reset();
+  j.verdict.clear();
+  state->alerts.push_back(j);
+  return state;
+}
+
+void FakeBackend::publish(std::shared_ptr<const PublishedState> state) {
+  const std::lock_guard lock(mutex_);
+  state_ = std::move(state);
+}
+
+std::shared_ptr<const PublishedState> FakeBackend::current() const {
+  const std::lock_guard lock(mutex_);
+  return state_;
+}
+
+std::optional<Timeline> FakeBackend::timeline(std::string_view job, std::int32_t r,
+                                              std::int64_t seconds) const {
+  const auto state = current();
+  {
+    const std::lock_guard lock(mutex_);
+    timeline_seconds_ = seconds;
+  }
+  const JobSnapshot* j = state->snapshot->find_job(job);
+  if (j == nullptr) return std::nullopt;
+  bool found = false;
+  for (const RankSnapshot& rs : j->ranks)
+    found = found || rs.rank == r;
+  if (!found) return std::nullopt;
+  Timeline t;
+  t.job = std::string(job);
+  t.rank = r;
+  t.to_ns = kNow;
+  t.from_ns = kNow - seconds * kS;
+  t.regions.push_back(TimelineRegion{
+      kNow - 2 * kS, kNow - kS, false, 4242, 4242,
+      static_cast<ClassMask>(class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo)),
+      "dataloader", "fetch.iter"});
+  t.regions.push_back(TimelineRegion{kNow - kS, kNow, true, 5000, 5001, 0, "misc", "open-thing"});
+  t.marks.push_back(TimelineMark{kNow - 3 * kS, 4242, 4242, "epoch.start", 2});
+  return t;
+}
+
+std::optional<Series> FakeBackend::series(std::string_view job, std::string_view metric,
+                                          std::int64_t window_ns, std::int64_t span_ns) const {
+  const auto state = current();
+  {
+    const std::lock_guard lock(mutex_);
+    series_window_ns_ = window_ns;
+    series_span_ns_ = span_ns;
+  }
+  if (state->snapshot->find_job(job) == nullptr) return std::nullopt;
+  Series s;
+  s.job = std::string(job);
+  s.metric = std::string(metric);
+  s.window_ns = window_ns;
+  s.step_ns = kS;
+  s.t_ns = {kNow - kS, kNow};
+  s.ranks = {0, 1};
+  s.values = {{0.61, kNaN}, {0.05, 0.06}};
+  s.mean = {0.33, kNaN};
+  s.max = {0.61, 0.06};
+  return s;
+}
+
+std::int64_t FakeBackend::last_timeline_seconds() const {
+  const std::lock_guard lock(mutex_);
+  return timeline_seconds_;
+}
+
+std::int64_t FakeBackend::last_series_window_ns() const {
+  const std::lock_guard lock(mutex_);
+  return series_window_ns_;
+}
+
+std::int64_t FakeBackend::last_series_span_ns() const {
+  const std::lock_guard lock(mutex_);
+  return series_span_ns_;
+}
+
+}  // namespace stallwatch::collector::testing
