@@ -1,0 +1,233 @@
+#include "replay/analyze_command.h"
+
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "replay/analyze_report.h"
+#include "replay/cached_classifier.h"
+#include "replay/class_presets.h"
+#include "replay/class_rules_toml.h"
+#include "replay/dfanalyzer_summary.h"
+#include "replay/duration_arg.h"
+#include "replay/engine_view.h"
+#include "replay/hta_breakdown.h"
+#include "replay/trace_plan.h"
+
+namespace stallwatch::collector {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: stallwatch analyze FILE... [--json] [--granularity DURATION]\n"
+    "                          [--mapping default|dlio] [--classes FILE.toml] [--horizon "
+    "DURATION]\n"
+    "                          [--no-engine]\n"
+    "\n"
+    "  FILE              dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz\n"
+    "  --json            one JSON document instead of tables\n"
+    "  --granularity D   also print DFAnalyzer's per-time-bin approximation (e.g. 1s)\n"
+    "  --mapping NAME    event-class preset (default: default)\n"
+    "  --classes FILE    [classes] rules tried before the preset's (TOML)\n"
+    "  --horizon D       how far back an event may start behind later ones before\n"
+    "                    a rank is re-read to stay exact (default 60s)\n"
+    "  --no-engine       skip stallwatch's own view (the DFAnalyzer/HTA parts only)\n";
+
+struct AnalyzeOptions {
+  std::vector<std::string> files;
+  bool json = false;
+  std::int64_t granularity_ns = 0;
+  std::optional<std::string> mapping;
+  std::optional<std::string> classes_file;
+  std::int64_t horizon_ns = 60'000'000'000;
+  bool engine = true;
+};
+
+// "" on success, else the usage problem.
+std::string parse_args(std::span<const std::string_view> args, AnalyzeOptions& o, bool& help) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    std::optional<std::string_view> inline_value;
+    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+      if (const auto eq = arg.find('='); eq != std::string_view::npos) {
+        inline_value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+      }
+    }
+    auto value = [&](std::string_view& v) -> bool {
+      if (inline_value) {
+        v = *inline_value;
+        return true;
+      }
+      if (i + 1 >= args.size()) return false;
+      v = args[++i];
+      return true;
+    };
+    std::string_view v;
+    if (arg == "-h" || arg == "--help") {
+      help = true;
+    } else if (arg == "--json") {
+      o.json = true;
+    } else if (arg == "--no-engine") {
+      o.engine = false;
+    } else if (arg == "--granularity" || arg == "--horizon") {
+      if (!value(v)) return std::string(arg) + " needs a duration";
+      const auto ns = parse_duration_ns(v);
+      if (!ns || *ns <= 0) return std::string(arg) + ": '" + std::string(v) + "' is not a duration";
+      (arg == "--granularity" ? o.granularity_ns : o.horizon_ns) = *ns;
+    } else if (arg == "--mapping") {
+      if (!value(v)) return "--mapping needs a preset name";
+      if (!class_preset(v)) return "--mapping: unknown preset '" + std::string(v) + "'";
+      o.mapping = std::string(v);
+    } else if (arg == "--classes") {
+      if (!value(v)) return "--classes needs a TOML file";
+      o.classes_file = std::string(v);
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return "unknown option " + std::string(arg);
+    } else {
+      o.files.emplace_back(arg);
+    }
+  }
+  if (!help && o.files.empty()) return "no trace files given";
+  return {};
+}
+
+void report_problems(const std::vector<ReadStats>& reads, std::ostream& err) {
+  for (const ReadStats& s : reads) {
+    for (const ReadProblem& p : s.problems)
+      err << "warning: malformed record: " << to_string(p) << "\n";
+    if (s.malformed > s.problems.size()) {
+      err << "warning: " << s.file << ": " << (s.malformed - s.problems.size())
+          << " more malformed records not shown (" << s.malformed << " in all)\n";
+    }
+  }
+}
+
+}  // namespace
+
+int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+  AnalyzeOptions options;
+  bool help = false;
+  if (auto problem = parse_args(args, options, help); !problem.empty()) {
+    err << "stallwatch analyze: " << problem << "\n" << kUsage;
+    return 2;
+  }
+  if (help) {
+    out << kUsage;
+    return 0;
+  }
+
+  ClassRulesConfig rules;
+  std::string mapping_label = "default";
+  if (options.classes_file) {
+    std::ifstream in(*options.classes_file, std::ios::binary);
+    if (!in) {
+      err << "stallwatch analyze: cannot read " << *options.classes_file << "\n";
+      return 1;
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (auto problem = parse_class_rules_toml(text, *options.classes_file, rules);
+        !problem.empty()) {
+      err << "stallwatch analyze: " << problem << "\n";
+      return 2;
+    }
+  }
+  if (options.mapping) rules.preset = *options.mapping;
+  mapping_label = rules.preset;
+  if (options.classes_file) {
+    mapping_label +=
+        " + " + std::to_string(rules.rules.size()) + " rule(s) from " + *options.classes_file;
+  }
+  ClassMapping mapping;
+  if (auto problem = build_class_mapping(rules, mapping); !problem.empty()) {
+    err << "stallwatch analyze: " << problem << "\n";
+    return 2;
+  }
+
+  TracePlan plan;
+  if (auto problem = plan_traces(options.files, plan); !problem.empty()) {
+    err << "stallwatch analyze: " << problem << "\n";
+    return 1;
+  }
+
+  for (const std::string& note : plan.notes)
+    err << "note: " << note << "\n";
+  AnalyzeReport report;
+  report.files = options.files;
+  report.mapping = mapping_label;
+  CachedClassifier classifier(mapping);
+  std::optional<EngineView> view;
+  if (options.engine) {
+    view.emplace(mapping, options.horizon_ns);
+    if (!view->error().empty()) {
+      err << "stallwatch analyze: engine: " << view->error() << "\n";
+      return 2;
+    }
+  }
+  TraceSink* sink = view ? &*view : nullptr;
+
+  bool any_dftracer = false, any_kineto = false;
+  for (const RankGroup& group : plan.ranks) {
+    (group.format == TraceFormat::kDftracer ? any_dftracer : any_kineto) = true;
+  }
+  if (any_dftracer) {
+    DfAnalysisOptions df_options;
+    df_options.granularity_ns = options.granularity_ns;
+    df_options.horizon_ns = options.horizon_ns;
+    DfJobSummary summary;
+    if (auto problem =
+            summarize_dftracer(plan, classifier, df_options, sink, summary, report.reads);
+        !problem.empty()) {
+      err << "stallwatch analyze: " << problem << "\n";
+      return 1;
+    }
+    report.dftracer = std::move(summary);
+  }
+  if (any_kineto) {
+    std::vector<HtaTraceCollector> traces;
+    for (const RankGroup& group : plan.ranks) {
+      if (group.format != TraceFormat::kKineto) continue;
+      RankStream stream(plan, group);
+      if (auto problem = stream.open(); !problem.empty()) {
+        err << "stallwatch analyze: " << problem << "\n";
+        return 1;
+      }
+      HtaTraceCollector& hta =
+          traces.emplace_back(group.rank, plan.sources[group.sources.front()].info.path);
+      if (sink) sink->begin_rank(group);
+      const TraceEvent* event = nullptr;
+      const TraceFileInfo* file = nullptr;
+      while (stream.next(event, file)) {
+        hta.add(*event);
+        if (sink) {
+          const bool main_thread = event->os_pid == group.main_pid && event->tid == event->os_pid;
+          sink->event(group, *file, *event,
+                      classifier.classify(event->cat, event->name, main_thread));
+        }
+      }
+      if (!stream.error().empty()) {
+        err << "stallwatch analyze: " << stream.error() << "\n";
+        return 1;
+      }
+      if (sink) sink->end_rank(group);
+      hta.finish(stream.fractional_ts());
+      for (auto& s : stream.stats())
+        report.reads.push_back(std::move(s));
+    }
+    report.hta = hta_breakdown(traces);
+  }
+  if (view) report.engine = view->finish();
+
+  report_problems(report.reads, err);
+  if (options.json) {
+    write_report_json(report, out);
+  } else {
+    write_report_text(report, out);
+  }
+  return 0;
+}
+
+}  // namespace stallwatch::collector

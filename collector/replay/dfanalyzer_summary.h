@@ -1,0 +1,61 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/event_class.h"
+#include "replay/cached_classifier.h"
+#include "replay/dfanalyzer_bins.h"
+#include "replay/rank_intervals.h"
+#include "replay/read_stats.h"
+#include "replay/trace_plan.h"
+#include "replay/trace_sink.h"
+
+namespace stallwatch::collector {
+
+using ClassCounts = std::array<std::uint64_t, kEventClassCount>;
+
+struct DfRankSummary {
+  std::int64_t rank = 0;
+  std::string host;
+  std::int64_t main_pid = -1;
+  std::int64_t start_ns = 0;  // first complete event's start
+  std::int64_t end_ns = 0;    // last complete event's end
+  std::uint64_t events = 0;
+  ClassCounts ops{};  // complete events per class
+  IntervalTotals exact;
+  std::uint64_t late_intervals = 0;  // arrived after their time was sealed; redone exactly
+  std::size_t peak_open_intervals = 0;
+};
+
+// DFAnalyzer's summary for a set of dftracer traces: time fields are exact
+// unions per rank, summed over ranks (DFAnalyzer's sums); job time is last end
+// minus first start over all ranks.
+struct DfJobSummary {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::uint64_t events = 0;
+  ClassCounts ops{};
+  IntervalTotals exact;
+  std::vector<DfRankSummary> ranks;
+  std::optional<BinnedTotals> binned;  // with a granularity
+  int passes = 1;                      // reads of the slowest rank
+};
+
+struct DfAnalysisOptions {
+  std::int64_t granularity_ns = 0;           // 0: no binned approximation
+  std::int64_t horizon_ns = 60'000'000'000;  // how far back late events may reach before a re-read
+};
+
+// Streams every dftracer rank of `plan` once (twice for a rank whose events
+// reach further back than the horizon) and fills `out`. `sink`, when given,
+// sees every event of the first pass. Returns "" or the message of an
+// unreadable file; per-file statistics are appended to `stats`.
+std::string summarize_dftracer(const TracePlan& plan, CachedClassifier& classifier,
+                               const DfAnalysisOptions& options, TraceSink* sink, DfJobSummary& out,
+                               std::vector<ReadStats>& stats);
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,87 @@
+#include "replay/interval_math.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "replay/rank_intervals.h"
+
+namespace stallwatch::collector {
+namespace {
+
+using V = std::vector<Interval>;
+
+TEST(IntervalMath, NormalizeSortsMergesAndDropsEmpty) {
+  V v{{30, 40}, {0, 10}, {5, 12}, {12, 15}, {20, 20}, {50, 45}};
+  normalize(v);
+  EXPECT_EQ(v, (V{{0, 15}, {30, 40}}));  // touching intervals join
+}
+
+TEST(IntervalMath, MeasureIntersectionAndUnion) {
+  const V a{{0, 10}, {20, 30}};
+  const V b{{5, 25}, {28, 40}};
+  EXPECT_EQ(measure(a), 20);
+  EXPECT_EQ(intersection_measure(a, b), 5 + 5 + 2);
+  EXPECT_EQ(intersection_measure(b, a), 12);
+  EXPECT_EQ(intersection_measure(a, {}), 0);
+  V u;
+  union_of(a, b, u);
+  EXPECT_EQ(u, (V{{0, 40}}));
+  union_of(a, {}, u);
+  EXPECT_EQ(u, a);
+}
+
+TEST(IntervalMath, SplitAtCutsAStraddlingInterval) {
+  V v{{0, 10}, {20, 30}, {40, 50}};
+  V before;
+  split_at(v, 25, before);
+  EXPECT_EQ(before, (V{{0, 10}, {20, 25}}));
+  EXPECT_EQ(v, (V{{25, 30}, {40, 50}}));
+  split_at(v, 0, before);
+  EXPECT_TRUE(before.empty());
+  EXPECT_EQ(v.size(), 2u);
+}
+
+constexpr ClassMask kCompute = class_bit(EventClass::kCompute);
+constexpr ClassMask kIo = class_bit(EventClass::kIo);
+
+TEST(RankIntervals, MeasuresDifferencesExactly) {
+  RankIntervals r(1'000'000);
+  EXPECT_TRUE(r.add(kCompute, 0, 100));
+  EXPECT_TRUE(r.add(kIo, 50, 150));
+  EXPECT_TRUE(r.add(kCompute | kIo, 140, 160));
+  r.advance(160);
+  const IntervalTotals t = r.finish();
+  EXPECT_EQ(t.compute, 120);
+  EXPECT_EQ(t.io, 110);
+  EXPECT_EQ(t.unoverlapped_io, 40);       // [100,140)
+  EXPECT_EQ(t.unoverlapped_compute, 50);  // [0,50)
+  EXPECT_EQ(t.app_io, 0);
+}
+
+TEST(RankIntervals, RefusesIntervalsThatReachIntoSealedTime) {
+  RankIntervals r(10);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(RankIntervals::kSealEvery); ++i) {
+    ASSERT_TRUE(r.add(kIo, i * 100, i * 100 + 50));
+    r.advance(i * 100 + 50);
+  }
+  EXPECT_GT(r.sealed_to(), 0);
+  EXPECT_FALSE(r.add(kCompute, 0, 60));
+  const IntervalTotals t = r.finish();
+  EXPECT_EQ(t.io, static_cast<std::int64_t>(RankIntervals::kSealEvery) * 50);
+  EXPECT_EQ(t.compute, 0);  // refused; the caller re-reads with add_early()
+}
+
+TEST(RankIntervals, TotalsAdd) {
+  IntervalTotals a;
+  a.compute = 1;
+  a.fetch_not_device = 2;
+  IntervalTotals b = a;
+  b += a;
+  EXPECT_EQ(b.compute, 2);
+  EXPECT_EQ(b.fetch_not_device, 4);
+  EXPECT_EQ(b.io, 0);
+}
+
+}  // namespace
+}  // namespace stallwatch::collector
