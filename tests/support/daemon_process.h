@@ -33,6 +33,8 @@ class DaemonProcess {
   std::optional<int> stop(int signal = 15, std::chrono::milliseconds timeout = std::chrono::seconds(10));
   bool running() const;
 
+  // The daemon's process id (-1 before start() and after stop() saw it exit).
+  int pid() const { return pid_; }
   int http_port() const { return http_port_; }
   int tcp_port() const { return tcp_port_; }
   const std::string& tcp_endpoint() const { return tcp_endpoint_; }
