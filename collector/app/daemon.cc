@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "alerts/alerting.h"
 #include "app/engine_host.h"
 #include "app/ingest_loop.h"
 #include "app/journal.h"
@@ -55,9 +56,13 @@ std::string Daemon::start() {
   }
   http_ = std::make_unique<HttpServer>(serve_config(config_), *host_);
   if (auto err = http_->start(); !err.empty()) return err;
+  alerting_ = std::make_unique<Alerting>(
+      config_.alerts, config_.engine.windows_ns,
+      config_.alerts.external_url.empty() ? dashboard_base_url(config_.http_host, http_->port())
+                                          : config_.alerts.external_url);
+  alerting_->start();
 
-  double first_tick_seconds = 0;
-  tick_once(collector_now_ns(), &first_tick_seconds);
+  tick_once(collector_now_ns());
   ingest_->start();
   tick_thread_ = std::thread([this] { tick_loop(); });
   started_ = true;
@@ -80,6 +85,7 @@ void Daemon::stop() {
   if (tick_thread_.joinable()) tick_thread_.join();
   if (ingest_) ingest_->stop();
   if (http_) http_->stop();
+  if (alerting_) alerting_->stop();
 }
 
 void Daemon::restore_journal() {
@@ -119,9 +125,8 @@ void Daemon::tick_loop() {
       std::unique_lock lock(stop_mutex_);
       if (stop_cv_.wait_until(lock, next, [this] { return stopping_; })) return;
     }
-    double tick_seconds = 0;
     try {
-      tick_once(collector_now_ns(), &tick_seconds);
+      tick_once(collector_now_ns());
     } catch (const std::exception& e) {
       spdlog::error("tick failed, skipping it: {}", e.what());
     }
@@ -131,9 +136,10 @@ void Daemon::tick_loop() {
   }
 }
 
-void Daemon::tick_once(std::int64_t now_ns, double* tick_seconds) {
+void Daemon::tick_once(std::int64_t now_ns) {
   auto state = std::make_shared<PublishedState>();
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_seconds();
   {
     std::lock_guard lock(host_->mutex());
     state->snapshot = host_->engine().tick(now_ns);
@@ -150,17 +156,27 @@ void Daemon::tick_once(std::int64_t now_ns, double* tick_seconds) {
     s.names_interned = host_->names().size();
     s.names_overflowed = host_->names().overflowed();
   }
-  *tick_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  tick_seconds_max_ = std::max(tick_seconds_max_, *tick_seconds);
+  tick_stats_.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                  thread_cpu_seconds() - cpu0);
   DaemonStatus& s = state->status;
   s.version = kVersion;
   s.uptime_seconds = static_cast<double>(now_ns - started_at_ns_) / 1e9;
   s.tick = state->snapshot->tick;
   s.tick_ms = config_.tick_ns / 1'000'000;
-  s.tick_seconds_last = *tick_seconds;
-  s.tick_seconds_max = tick_seconds_max_;
+  s.tick_seconds_last = tick_stats_.wall_last();
+  s.tick_seconds_max = tick_stats_.wall_max();
+  s.tick_seconds_p50 = tick_stats_.wall_quantile(0.50);
+  s.tick_seconds_p99 = tick_stats_.wall_quantile(0.99);
+  s.tick_cpu_seconds_last = tick_stats_.cpu_last();
+  s.tick_cpu_seconds_p99 = tick_stats_.cpu_quantile(0.99);
+  s.connections_accepted = ingest_->connections_accepted();
+  s.connections_closed = ingest_->connections_closed();
   s.ingest_endpoints = ingest_->endpoints();
   s.ingest_lag_seconds = static_cast<double>(ingest_->take_max_lag_ns()) / 1e9;
+  if (alerting_) {
+    state->alerts = alerting_->on_tick(*state->snapshot);
+    s.alert_sinks = alerting_->sink_stats();
+  }
   host_->publish(std::move(state));
   if (http_) http_->on_tick();
 }

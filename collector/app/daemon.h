@@ -8,17 +8,20 @@
 #include <thread>
 
 #include "app/daemon_config.h"
+#include "app/tick_stats.h"
 
 namespace stallwatch::collector {
 
+class Alerting;
 class EngineHost;
 class IngestLoop;
 class HttpServer;
 
 // stallwatchd assembled: the engine host, the ingest thread, the tick thread
-// (engine tick -> PublishedState -> WebSocket push, once per tick) and the
-// HTTP server. start() binds everything and returns an error naming what
-// could not be bound; stop() shuts down in reverse order, bounded.
+// (engine tick -> alerts -> PublishedState -> WebSocket push, once per tick),
+// the alert sinks' sender threads and the HTTP server. start() binds
+// everything and returns an error naming what could not be bound; stop()
+// shuts down in reverse order, bounded.
 // Owned and driven by the main thread.
 class Daemon {
  public:
@@ -35,19 +38,20 @@ class Daemon {
  private:
   void restore_journal();
   void tick_loop();
-  void tick_once(std::int64_t now_ns, double* tick_seconds);
+  void tick_once(std::int64_t now_ns);
 
   DaemonConfig config_;
   std::unique_ptr<EngineHost> host_;
   std::unique_ptr<IngestLoop> ingest_;
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<Alerting> alerting_;
   std::thread tick_thread_;
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
   bool started_ = false;
   std::int64_t started_at_ns_ = 0;
-  double tick_seconds_max_ = 0;
+  TickStats tick_stats_;  // tick thread only
 };
 
 }  // namespace stallwatch::collector

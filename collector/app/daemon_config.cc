@@ -8,6 +8,7 @@
 #include <sstream>
 #include <toml.hpp>
 
+#include "alerts/alerts_config_toml.h"
 #include "app/config_section.h"
 #include "ingest/ipc_endpoint.h"
 
@@ -160,6 +161,10 @@ std::string apply_journal(const toml::value& t, DaemonConfig& c) {
   return {};
 }
 
+std::string apply_alerts(const toml::value& t, DaemonConfig& c) {
+  return apply_alerts_toml(t, {}, c.alerts);
+}
+
 std::string apply_log(const toml::value& t, DaemonConfig& c) {
   ConfigSection s(t, "log");
   if (auto err = s.allow_only({"level"}); !err.empty()) return err;
@@ -275,7 +280,8 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   for (auto [name, apply] :
        {Section{"ingest", apply_ingest}, Section{"http", apply_http},
         Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
-        Section{"journal", apply_journal}, Section{"log", apply_log}}) {
+        Section{"journal", apply_journal}, Section{"log", apply_log},
+        Section{"alerts", apply_alerts}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
     if (!section.is_table()) return top.error(name, "must be a table");
@@ -308,6 +314,9 @@ std::string validate(const DaemonConfig& config) {
     return "engine.tick: must be between 10ms and 60s";
   }
   if (auto err = collector::validate(config.engine); !err.empty()) return "engine: " + err;
+  if (auto err = collector::validate(config.alerts, config.engine.windows_ns); !err.empty()) {
+    return err;
+  }
   return {};
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alerts/alerts_config.h"
 #include "engine/engine_config.h"
 
 namespace stallwatch::collector {
@@ -28,6 +29,7 @@ struct DaemonConfig {
   std::int64_t tick_ns = 500'000'000;
   std::string log_level = "info";
   EngineConfig engine;
+  AlertsConfig alerts;
   std::optional<std::string> config_path;  // where the file came from, if any
 };
 

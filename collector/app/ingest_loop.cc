@@ -47,6 +47,8 @@ void IngestLoop::run() {
       // One bad frame must never stop ingest: log it in words and carry on.
       spdlog::error("ingest: dropped a frame after an internal error: {}", e.what());
     }
+    accepted_.store(receiver_.stats().connections_accepted, std::memory_order_relaxed);
+    closed_.store(receiver_.stats().connections_closed, std::memory_order_relaxed);
     const std::int64_t now = collector_now_ns();
     log_rejections(now);
     if (journal_ && now - last_flush_ns >= 500'000'000) {

@@ -44,6 +44,9 @@ class IngestLoop {
   const IngestStats& stats() const { return decoder_.stats(); }
   // Largest (collector now - sent_at) seen since the last call, in ns.
   std::int64_t take_max_lag_ns();
+  // Connection events of the ingest sockets; any thread.
+  std::uint64_t connections_accepted() const { return accepted_.load(std::memory_order_relaxed); }
+  std::uint64_t connections_closed() const { return closed_.load(std::memory_order_relaxed); }
 
  private:
   void run();
@@ -57,6 +60,8 @@ class IngestLoop {
   std::unique_ptr<JournalWriter> journal_;
   std::atomic<bool> running_{false};
   std::atomic<std::int64_t> max_lag_ns_{0};
+  std::atomic<std::uint64_t> accepted_{0};
+  std::atomic<std::uint64_t> closed_{0};
   std::thread thread_;
   // Rate-limited logging of invalid frames (ingest thread only).
   std::uint64_t rejected_since_log_ = 0;

@@ -69,6 +69,10 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   w.key("tick_ms").integer(s.tick_ms);
   w.key("tick_seconds_last").number(s.tick_seconds_last);
   w.key("tick_seconds_max").number(s.tick_seconds_max);
+  w.key("tick_seconds_p50").number(s.tick_seconds_p50);
+  w.key("tick_seconds_p99").number(s.tick_seconds_p99);
+  w.key("tick_cpu_seconds_last").number(s.tick_cpu_seconds_last);
+  w.key("tick_cpu_seconds_p99").number(s.tick_cpu_seconds_p99);
   w.key("ingest").begin_object();
   w.key("endpoints").begin_array();
   for (const std::string& e : s.ingest_endpoints)
@@ -82,6 +86,8 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
     w.escaped_key(reason).integer(count);
   w.end_object();
   w.key("ingest_lag_seconds").number(s.ingest_lag_seconds);
+  w.key("connections_accepted").integer(s.connections_accepted);
+  w.key("connections_closed").integer(s.connections_closed);
   w.end_object();
   w.key("engine").begin_object();
   w.key("ranks").integer(snap.stats.ranks);
@@ -93,6 +99,23 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   w.key("names").integer(s.names_interned);
   w.key("names_overflowed").integer(s.names_overflowed);
   w.end_object();
+  w.key("alert_sinks").begin_array();
+  for (const SinkStats& sink : s.alert_sinks) {
+    w.begin_object();
+    w.key("name").string(sink.name);
+    w.key("kind").string(sink.kind);
+    w.key("target").string(sink.target);
+    w.key("sent").integer(sink.sent);
+    w.key("failed_attempts").integer(sink.failed_attempts);
+    w.key("dropped").begin_object();
+    w.key("queue_full").integer(sink.dropped_queue_full);
+    w.key("retries").integer(sink.dropped_retries);
+    w.key("rate_limited").integer(sink.dropped_rate_limited);
+    w.end_object();
+    w.key("queued").integer(sink.queued);
+    w.end_object();
+  }
+  w.end_array();
   w.key("counters");
   SnapshotJson::write_counters(w, snap.counters);
   w.key("windows");

@@ -200,6 +200,14 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
   e.sample("stallwatch_tick_duration_seconds", {}, s.tick_seconds_last);
   e.family("stallwatch_tick_duration_max_seconds", "gauge", "Longest engine tick since start.");
   e.sample("stallwatch_tick_duration_max_seconds", {}, s.tick_seconds_max);
+  e.family("stallwatch_tick_duration_p50_seconds", "gauge",
+           "Median engine tick wall time over the last ten minutes.");
+  e.sample("stallwatch_tick_duration_p50_seconds", {}, s.tick_seconds_p50);
+  e.family("stallwatch_tick_duration_p99_seconds", "gauge",
+           "99th percentile engine tick wall time over the last ten minutes.");
+  e.sample("stallwatch_tick_duration_p99_seconds", {}, s.tick_seconds_p99);
+  e.family("stallwatch_tick_cpu_seconds", "gauge", "CPU time of the last engine tick.");
+  e.sample("stallwatch_tick_cpu_seconds", {}, s.tick_cpu_seconds_last);
 
   e.family("stallwatch_ingest_frames_received_total", "counter",
            "Frames received on the ingest sockets.");
@@ -217,6 +225,12 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
   e.family("stallwatch_ingest_lag_seconds", "gauge",
            "How far ingest is behind the frames waiting on its sockets.");
   e.sample("stallwatch_ingest_lag_seconds", {}, s.ingest_lag_seconds);
+  e.family("stallwatch_ingest_connections_accepted_total", "counter",
+           "Agent connections accepted on the ingest sockets.");
+  e.sample("stallwatch_ingest_connections_accepted_total", {}, as_double(s.connections_accepted));
+  e.family("stallwatch_ingest_connections_closed_total", "counter",
+           "Agent connections closed, including senders cut for a frame over the size limit.");
+  e.sample("stallwatch_ingest_connections_closed_total", {}, as_double(s.connections_closed));
 
   static const Snapshot kEmpty;
   const Snapshot& snap = state.snapshot ? *state.snapshot : kEmpty;
@@ -285,6 +299,35 @@ void write_alert_family(Exposition& e, const std::vector<AlertView>& alerts) {
   }
 }
 
+void write_alert_sink_families(Exposition& e, const std::vector<SinkStats>& sinks) {
+  std::vector<std::string> labels;
+  for (const SinkStats& s : sinks) labels.push_back(label("sink", s.name));
+  e.family("stallwatch_alert_notifications_sent_total", "counter",
+           "Alert notifications (one alert firing or resolving, re-sends included) delivered, by sink.");
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    e.sample("stallwatch_alert_notifications_sent_total", labels[i], as_double(sinks[i].sent));
+  }
+  e.family("stallwatch_alert_delivery_failures_total", "counter",
+           "Alert deliveries that failed, each retry counted, by sink.");
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    e.sample("stallwatch_alert_delivery_failures_total", labels[i], as_double(sinks[i].failed_attempts));
+  }
+  e.family("stallwatch_alert_notifications_dropped_total", "counter",
+           "Alert notifications never delivered, by sink and reason (queue_full, retries, rate_limited).");
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    e.sample("stallwatch_alert_notifications_dropped_total", labels[i], label("reason", "queue_full"),
+             as_double(sinks[i].dropped_queue_full));
+    e.sample("stallwatch_alert_notifications_dropped_total", labels[i], label("reason", "retries"),
+             as_double(sinks[i].dropped_retries));
+    e.sample("stallwatch_alert_notifications_dropped_total", labels[i], label("reason", "rate_limited"),
+             as_double(sinks[i].dropped_rate_limited));
+  }
+  e.family("stallwatch_alert_notifications_queued", "gauge", "Alert notifications waiting to be delivered, by sink.");
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    e.sample("stallwatch_alert_notifications_queued", labels[i], as_double(sinks[i].queued));
+  }
+}
+
 }  // namespace
 
 std::string prometheus_text(const PublishedState& state, const ServeStats& serve) {
@@ -296,6 +339,7 @@ std::string prometheus_text(const PublishedState& state, const ServeStats& serve
   write_rank_families(e, ranks);
   write_daemon_families(e, state, serve);
   write_alert_family(e, state.alerts);
+  write_alert_sink_families(e, state.status.alert_sinks);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "alerts/sink_stats.h"
 #include "engine/snapshot.h"
 
 namespace stallwatch::collector {
@@ -23,8 +24,14 @@ struct DaemonStatus {
   double uptime_seconds = 0;
   std::uint64_t tick = 0;
   std::int64_t tick_ms = 500;
-  double tick_seconds_last = 0;  // time the last engine tick took
-  double tick_seconds_max = 0;
+  double tick_seconds_last = 0;  // wall time the last engine tick took
+  double tick_seconds_max = 0;   // since start
+  double tick_seconds_p50 = 0;   // over the last ten minutes of ticks
+  double tick_seconds_p99 = 0;
+  double tick_cpu_seconds_last = 0;  // CPU time of the tick thread for the last tick
+  double tick_cpu_seconds_p99 = 0;
+  std::uint64_t connections_accepted = 0;  // agent connections on the ingest sockets
+  std::uint64_t connections_closed = 0;    // includes senders cut for an oversized frame
   std::vector<std::string> ingest_endpoints;
   std::uint64_t frames_received = 0;
   std::uint64_t bytes_received = 0;
@@ -35,6 +42,8 @@ struct DaemonStatus {
   double ingest_lag_seconds = 0;
   std::uint64_t names_interned = 0;
   std::uint64_t names_overflowed = 0;
+  // Delivery counters of each alert sink (log, Alertmanager, webhook, exec).
+  std::vector<SinkStats> alert_sinks;
 };
 
 // One alert as the API shows it (docs/api.md, `GET /api/v1/alerts`). The

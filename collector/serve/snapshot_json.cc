@@ -167,6 +167,7 @@ void SnapshotJson::write_job_detail(JsonWriter& w, const JobSnapshot& job) const
   w.key("start_ns").integer(job.start_ns);
   w.key("last_seen_ns").integer(job.last_seen_ns);
   w.key("verdict").string(to_string(job.verdict));
+  w.key("device_source").string(job_device_source(job));
   write_aggregates(w, job);
   w.key("counters");
   write_counters(w, job.counters);

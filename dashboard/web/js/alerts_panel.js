@@ -13,10 +13,12 @@ function valueText(metric, v) {
   return v === null || v === undefined ? '—' : String(Math.round(v * 1000) / 1000);
 }
 
+// "firing for 2 min", "pending for 13 s", "resolved 5 min ago".
 function since(a, nowNs) {
   if (a.state === 'resolved') return `resolved ${ago(a.resolved_at_ns, nowNs)}`;
-  if (a.state === 'firing') return `firing since ${ago(a.fired_at_ns ?? a.active_since_ns, nowNs)}`;
-  return `pending since ${ago(a.active_since_ns, nowNs)}`;
+  const start = a.state === 'firing' ? a.fired_at_ns ?? a.active_since_ns : a.active_since_ns;
+  const held = ago(start, nowNs);
+  return held === 'now' ? `${a.state}, just now` : `${a.state} for ${held.replace(/ ago$/, '')}`;
 }
 
 function alertItem(a, nowNs) {

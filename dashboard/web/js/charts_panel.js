@@ -25,6 +25,8 @@ export class ChartsPanel {
     this.charts = kChartMetrics.map((m) => new MetricChart(m));
     this.job = null;
     this.window = null;
+    this.startNs = null;
+    this.reloadWhenKnown = false;
     this.rank = null;
     this.abort = null;
     this.version = 0;
@@ -46,13 +48,16 @@ export class ChartsPanel {
   }
 
   // Loads history when the job or window changed; `force` reloads anyway
-  // (after a reconnect, to fill the gap).
-  setTarget(job, window, force = false) {
+  // (after a reconnect, to fill the gap). `startNs` is the job's start: the
+  // charts begin there.
+  setTarget(job, window, force = false, startNs = this.startNs) {
     if (!force && job === this.job && window === this.window) return;
     this.job = job;
     this.window = window;
+    this.startNs = startNs;
     this.caption.textContent = `each point: metric over the preceding ${windowLabel(window)}`;
     if (this.abort) this.abort.abort();
+    this.reloadWhenKnown = false;
     if (!force) this.store.clear();
     this.version += 1;
     if (!job || !window) return;
@@ -60,18 +65,26 @@ export class ChartsPanel {
     this.abort = abort;
     const loads = kChartMetrics.map(({ metric }) =>
       api.series(job, metric, window, kHistorySeconds, abort.signal).then((body) => {
-        this.store.load(metric, body);
+        this.store.load(metric, body, this.startNs > 0 ? this.startNs / 1e9 : null);
         this.version += 1;
       }));
     Promise.all(loads).then(
       () => { this.error.textContent = ''; },
-      (err) => { if (!abort.signal.aborted) this.error.textContent = `history unavailable: ${err.message}`; });
+      (err) => {
+        if (abort.signal.aborted) return;
+        // A restarted collector does not know the job until its agents send
+        // again: load the history on the first tick that has the job.
+        this.reloadWhenKnown = err.status === 404;
+        this.error.textContent = this.reloadWhenKnown ? '' : `history unavailable: ${err.message}`;
+      });
   }
 
   // Appends the tick's values (JobDetail body for the open job); a finished
   // job's figures no longer change, so its history is not extended.
   onTick(detail, nowNs) {
-    if (!detail || detail.job !== this.job || !this.window || detail.state === 'finished') return;
+    if (!detail || detail.job !== this.job || !this.window) return;
+    if (this.reloadWhenKnown) this.setTarget(this.job, this.window, true, detail.start_ns);
+    if (detail.state === 'finished') return;
     const agg = detail.summary?.[this.window];
     const t = nowNs / 1e9;
     for (const { metric } of kChartMetrics) {

@@ -54,6 +54,13 @@ export function count(n) {
   return Math.round(n).toLocaleString('en-US');
 }
 
+// A rank's progress: "3 · 1,200"; the API reports -1 for an epoch or step
+// not seen yet (e.g. a collector restarted mid-epoch), shown as "—".
+export function epochStep(epoch, step) {
+  const part = (v) => (missing(v) || v < 0 ? DASH : count(v));
+  return `${part(epoch)} · ${part(step)}`;
+}
+
 // How long ago `ns` was, relative to `nowNs` (both Unix epoch nanoseconds).
 export function ago(ns, nowNs) {
   if (missing(ns) || missing(nowNs) || ns <= 0) return DASH;

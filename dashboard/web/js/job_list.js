@@ -35,6 +35,9 @@ export class JobListView {
     this.window = s.window;
     if (this.filter.value !== s.filter && document.activeElement !== this.filter) this.filter.value = s.filter;
     const jobs = s.jobs;
+    // The tick and window of the figures shown (see JobView).
+    this.element.dataset.tick = String(s.jobsTick ?? '');
+    this.element.dataset.window = s.window;
     if (jobs === null) {
       this.count.textContent = '';
       this.show(h('div', { class: 'empty' }, s.conn.state === 'live' ? 'loading jobs…' : `waiting for stallwatchd at ${location.host}…`));

@@ -3,7 +3,7 @@
 // and the compute-proxy banner when device idle is not measured on a device.
 // Rebuilt from the JobDetail body on every update; owns no state.
 import { h, replaceChildren } from './dom.js';
-import { pct, rate, seconds } from './format.js';
+import { pct, rate, seconds, windowLabel } from './format.js';
 import { kProxyNote, verdictPill, verdictSentence } from './verdict.js';
 
 function kpi(label, value, sub, tone = '', field = '') {
@@ -37,21 +37,23 @@ export class JobSummary {
     const verdict = agg.verdict ?? job.verdict;
     const worst = straggler === null || straggler === undefined ? '' : ` · rank ${straggler}`;
     const proxyRanks = ranks.filter((r) => r.device_source === 'compute-proxy').map((r) => r.rank);
+    let idleLabel = 'Device idle';
+    if (proxyRanks.length) idleLabel += proxyRanks.length === ranks.length ? ' (proxy)' : ' (mixed)';
 
     const grid = h('div', { class: 'summary' },
       h('div', { dataset: { kpi: 'verdict' } },
-        h('div', { class: 'kpi-label' }, `Verdict · ${window}`),
+        h('div', { class: 'kpi-label' }, `Verdict · ${windowLabel(window)}`),
         h('div', {}, verdictPill(verdict, 'verdict-big')),
         h('div', { class: 'verdict-line' }, verdictSentence(verdict, mean))),
       kpi('Data stall', pct(mean?.data_stall_ratio), `max ${pct(max?.data_stall_ratio)}${worst}`,
         verdict === 'data-starved' ? 'bad' : '', 'data_stall_ratio'),
-      kpi(proxyRanks.length ? 'Device idle (proxy)' : 'Device idle', pct(mean?.device_idle_ratio), `max ${pct(max?.device_idle_ratio)}`,
+      kpi(idleLabel, pct(mean?.device_idle_ratio), `max ${pct(max?.device_idle_ratio)}`,
         verdict === 'host-bound' ? 'warn' : '', 'device_idle_ratio'),
       kpi('Overlap', pct(mean?.overlap_ratio), `unoverlapped app I/O ${seconds(mean?.unoverlapped_app_io_seconds)}`,
         verdict === 'io-bound' ? 'warn' : '', 'overlap_ratio'),
       kpi('Step time p50', seconds(mean?.step_seconds_p50), `p95 ${seconds(mean?.step_seconds_p95)} · max ${seconds(max?.step_seconds_p50)}`, '', 'step_seconds_p50'),
       kpi('Throughput', `${rate(mean?.steps_per_second).replace('/s', '')} steps/s`,
-        `${samples === null ? '—' : rate(samples)} samples · ${active}/${ranks.length} ranks active`, '', 'steps_per_second'));
+        `${samples === null ? '—' : rate(samples).replace('/s', '')} samples/s · ${active}/${ranks.length} ranks active`, '', 'steps_per_second'));
     if (proxyRanks.length) grid.querySelector('[data-kpi="device_idle_ratio"] .kpi-label').title = kProxyNote;
 
     const banner = proxyRanks.length

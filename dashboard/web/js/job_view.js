@@ -49,18 +49,23 @@ export class JobView {
       this.status.hidden = false;
       this.status.textContent = s.detailError ?? `waiting for job “${job}”…`;
       this.content.hidden = true;
+      delete this.element.dataset.tick;
       this.deactivate();
       return;
     }
     this.status.hidden = true;
     this.content.hidden = false;
+    // The tick and window of the figures shown, for tools and tests that
+    // compare the page with the API at the same tick.
+    this.element.dataset.tick = String(detail.tick ?? '');
+    this.element.dataset.window = s.window;
     const ranks = detail.ranks ?? [];
     const straggler = detail.summary?.[s.window]?.straggler_rank ?? null;
     const active = ranks.filter((r) => r.state === 'active').length;
     this.rankCount.textContent = `${ranks.length} rank${ranks.length === 1 ? '' : 's'} · ${active} active`;
     this.summary.update(detail, s.window);
     this.table.update(ranks, { sort: s.sort.ranks, selected: rank, context: { window: s.window, straggler, nowNs: s.nowNs } });
-    this.charts.setTarget(job, s.window);
+    this.charts.setTarget(job, s.window, false, detail.start_ns);
     this.charts.update(rank, ranks.some((r) => r.device_source === 'compute-proxy'));
     this.timeline.setTarget(job, rank, s.span);
   }

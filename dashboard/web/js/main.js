@@ -24,6 +24,7 @@ const store = new Store({
   window: '60s',
   route: { job: null, rank: null, window: null, span: null },
   jobs: null,
+  jobsTick: null,
   alerts: null,
   nowNs: 0,
   detail: null,
@@ -122,7 +123,7 @@ const stream = new Stream(streamUrl(), {
   },
   onTick: (msg) => {
     const s = store.get();
-    const patch = { jobs: msg.jobs ?? [], alerts: msg.alerts ?? [], nowNs: msg.now_ns };
+    const patch = { jobs: msg.jobs ?? [], jobsTick: msg.tick ?? null, alerts: msg.alerts ?? [], nowNs: msg.now_ns };
     if (msg.job && msg.job.job === s.route.job) {
       patch.detail = msg.job;
       patch.detailError = null;
@@ -155,7 +156,7 @@ applyRoute(parseRoute(location.hash));
 stream.start();
 api.jobs().then((body) => {
   windowsKnown(body.windows, body.verdict_window);
-  if (store.get().jobs === null) store.set({ jobs: body.jobs ?? [], nowNs: body.now_ns });
+  if (store.get().jobs === null) store.set({ jobs: body.jobs ?? [], jobsTick: body.tick ?? null, nowNs: body.now_ns });
 }, () => {});
 api.alerts().then((body) => {
   if (store.get().alerts === null) store.set({ alerts: body.alerts ?? [] });

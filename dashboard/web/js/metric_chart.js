@@ -7,6 +7,7 @@ import { clock, pct, seconds } from './format.js';
 import { cssColor } from './theme.js';
 
 const kHeight = 150;
+const kTimeIncrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
 
 function lastValue(col) {
   for (let i = col.length - 1; i >= 0; i -= 1) if (col[i] !== null && col[i] !== undefined) return col[i];
@@ -39,14 +40,22 @@ export class MetricChart {
   setData(columns, rankLabel) {
     this.data = columns;
     this.rankLabel = rankLabel;
-    const hasData = columns[0].length > 0;
+    const hasData = columns.slice(1).some((col) => col.some((v) => v !== null && v !== undefined));
     this.area.hidden = !hasData;
     this.empty.hidden = hasData;
-    this.element.dataset.points = String(columns[0].length);
-    if (!hasData) return;
+    if (!hasData) {
+      replaceChildren(this.legend);
+      this.element.dataset.points = '0';
+      this.element.dataset.rankPoints = '0';
+      return;
+    }
     if (this.plot) this.plot.setData(columns);
     else this.create();
     if (!this.plot) return;
+    // Points uPlot holds (non-null values) for the job mean and the rank.
+    const defined = (col) => col.reduce((n, v) => (v === null || v === undefined ? n : n + 1), 0);
+    this.element.dataset.points = String(defined(this.plot.data[1]));
+    this.element.dataset.rankPoints = String(defined(this.plot.data[3]));
     this.plot.series[3].label = rankLabel;
     this.showLegend(this.plot.cursor.idx);
   }
@@ -87,7 +96,8 @@ export class MetricChart {
         y: ratio ? { range: [0, 1] } : { range: (u, min, max) => [0, max > 0 ? max * 1.15 : 1] },
       },
       axes: [
-        { ...axis, space: 80, values: (u, vals) => vals.map((v) => clock(v)) },
+        // Ticks on whole seconds: labels are hh:mm:ss, so finer ones would repeat.
+        { ...axis, space: 80, incrs: kTimeIncrs, values: (u, vals) => vals.map((v) => clock(v)) },
         { ...axis, size: 52, splits: ratio ? () => [0, 0.25, 0.5, 0.75, 1] : undefined, values: (u, vals) => vals.map((v) => (ratio ? pct(v, 0) : seconds(v))) },
       ],
       series: [

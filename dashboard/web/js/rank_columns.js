@@ -2,7 +2,7 @@
 // values are the raw API numbers (sorting and data-value), renderers format.
 import { h } from './dom.js';
 import { ratioBar, lossCell } from './cells.js';
-import { count, pct, rate, seconds } from './format.js';
+import { epochStep, pct, rate, seconds } from './format.js';
 import { deviceSourceCell, kProxyNote, stateCell, verdictPill } from './verdict.js';
 
 const metric = (row, ctx, name) => row.windows?.[ctx.window]?.[name] ?? null;
@@ -56,8 +56,8 @@ export const rankColumns = [
   { key: 'samples_per_second', label: 'Samples/s', num: true, value: (r, ctx) => metric(r, ctx, 'samples_per_second'), render: (r, ctx) => rate(metric(r, ctx, 'samples_per_second')).replace('/s', '') },
   {
     key: 'step', label: 'Epoch · step', num: true, title: 'Latest epoch and step reported',
-    value: (r) => r.step ?? null,
-    render: (r) => `${r.epoch ?? '—'} · ${count(r.step)}`,
+    value: (r) => (r.step >= 0 ? r.step : null),
+    render: (r) => epochStep(r.epoch, r.step),
   },
   { key: 'device_source', label: 'Device', pref: 'asc', value: (r) => r.device_source, render: (r) => deviceSourceCell(r.device_source) },
   {

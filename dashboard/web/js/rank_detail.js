@@ -1,18 +1,18 @@
 // Sidebar card for the selected rank: progress, counters and its processes
 // (main and data-loader workers) from the RankRow. Rebuilt on each render.
 import { h, replaceChildren } from './dom.js';
-import { ago, count } from './format.js';
+import { ago, count, epochStep } from './format.js';
 
 export function renderRankDetail(el, rank, nowNs) {
   el.hidden = !rank;
   if (!rank) return;
   const kv = (k, v) => [h('dt', {}, k), h('dd', {}, v)];
-  const procs = rank.processes ?? [];
+  const procs = (rank.processes ?? []).slice().sort((a, b) => (a.role === 'main' ? 0 : 1) - (b.role === 'main' ? 0 : 1));
   replaceChildren(el,
     h('div', { class: 'panel-head' }, h('h2', {}, `Rank ${rank.rank}`), h('span', { class: 'spacer' }), h('span', { class: 'muted' }, `last data ${ago(rank.last_seen_ns, nowNs)}`)),
     h('div', { class: 'panel-body' },
       h('dl', { class: 'kv' },
-        kv('epoch · step', `${rank.epoch ?? '—'} · ${count(rank.step)}`),
+        kv('epoch · step', epochStep(rank.epoch, rank.step)),
         kv('events received', count(rank.events_received)),
         kv('batches received', count(rank.batches_received)),
         kv('dropped by agent', count(rank.agent_dropped)),

@@ -26,12 +26,33 @@ class MetricHistory {
   }
 
   trim(capacity) {
-    const extra = this.t.length - capacity;
-    if (extra <= 0) return;
-    this.t.splice(0, extra);
-    this.mean.splice(0, extra);
-    this.max.splice(0, extra);
-    for (const col of this.ranks.values()) col.splice(0, extra);
+    this.drop(this.t.length - capacity);
+  }
+
+  // GET /series covers the whole requested span, so a young job's history
+  // starts with nulls that would squeeze its data against the right edge of
+  // the chart. Drops the points before `from` (Unix seconds: the job's start,
+  // the same for every metric so the charts stay aligned), or before the
+  // first value when the start is not known.
+  trimBefore(from) {
+    if (Number.isFinite(from)) {
+      let first = 0;
+      while (first < this.t.length && this.t[first] < from) first += 1;
+      this.drop(first);
+      return;
+    }
+    const cols = [this.mean, this.max, ...this.ranks.values()];
+    let first = 0;
+    while (first < this.t.length && cols.every((col) => col[first] === null || col[first] === undefined)) first += 1;
+    this.drop(first);
+  }
+
+  drop(n) {
+    if (n <= 0) return;
+    this.t.splice(0, n);
+    this.mean.splice(0, n);
+    this.max.splice(0, n);
+    for (const col of this.ranks.values()) col.splice(0, n);
   }
 }
 
@@ -54,8 +75,9 @@ export class SeriesStore {
     return h;
   }
 
-  // Replaces a metric's history with a GET /series response body.
-  load(metric, body) {
+  // Replaces a metric's history with a GET /series response body, from
+  // `from` (Unix seconds) on, or from its first value when `from` is null.
+  load(metric, body, from = null) {
     const h = new MetricHistory();
     h.step = body.step_seconds > 0 ? body.step_seconds : 1;
     h.t = Array.from(body.t ?? []);
@@ -68,6 +90,7 @@ export class SeriesStore {
     h.mean = fit(body.mean);
     h.max = fit(body.max);
     for (const r of body.ranks ?? []) h.ranks.set(r.rank, fit(r.values));
+    h.trimBefore(from);
     h.trim(this.capacity);
     this.metrics.set(metric, h);
   }
@@ -75,12 +98,20 @@ export class SeriesStore {
   // Appends one live point at `t` (Unix seconds). Points closer than half a
   // resolution step to the previous one are dropped, so ticks faster than the
   // history's resolution do not make the live tail denser than the past.
-  // `rankValues` maps rank -> value; ranks not in it get a gap (null).
+  // `rankValues` maps rank -> value; ranks not in it get a gap (null). After
+  // a pause of several steps (a lost connection) a null point goes in first,
+  // so the charts break the line instead of bridging the outage.
   append(metric, t, mean, max, rankValues) {
     const h = this.history(metric);
     const last = h.t.length ? h.t[h.t.length - 1] : -Infinity;
     if (!(t - last >= h.step * 0.5)) return false;
     for (const rank of rankValues.keys()) h.column(rank);
+    if (Number.isFinite(last) && t - last > h.step * 2.5) {
+      h.t.push(last + h.step);
+      h.mean.push(null);
+      h.max.push(null);
+      for (const col of h.ranks.values()) col.push(null);
+    }
     h.t.push(t);
     h.mean.push(mean ?? null);
     h.max.push(max ?? null);

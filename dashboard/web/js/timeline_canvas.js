@@ -5,6 +5,7 @@
 // Regions are batched per colour, so thousands of them draw in a few ms.
 // Hover shows a tooltip. Main thread only; owns the canvas, not the data.
 import { hitRow, kClasses } from './timeline_model.js';
+import { rasterRow } from './timeline_raster.js';
 import { seconds } from './format.js';
 import { cssColor } from './theme.js';
 import { h, replaceChildren } from './dom.js';
@@ -155,9 +156,13 @@ export class TimelineCanvas {
     }
   }
 
+  // Regions are painted as pixel runs (timeline_raster.js), so sub-pixel
+  // regions at long spans keep their true proportions; open-region stripes
+  // and names are drawn over the regions' own extents.
   drawRegions() {
     const ctx = this.ctx;
     const span = this.model.span;
+    const plotWidth = this.width - kGutter - 8;
     const byClass = new Map(kClasses.map((c) => [c, []]));
     const open = [];
     const labels = [];
@@ -165,12 +170,12 @@ export class TimelineCanvas {
       if (!e.lane) continue;
       e.lane.rows.forEach((row, d) => {
         const y = e.y + kLanePad + d * kRowH;
+        for (const run of rasterRow(row, span, plotWidth)) byClass.get(run.cls).push([kGutter + run.x, y + 1, run.w, kRowH - 2]);
         for (const r of row) {
-          if (r.e < 0 || r.s > span) continue;
+          const wide = r.e - r.s > (48 / plotWidth) * span;
+          if ((!r.open && !wide) || r.e < 0 || r.s > span) continue;
           const x0 = this.x(Math.max(0, r.s));
-          const x1 = this.x(Math.min(span, r.e));
-          const rect = [x0, y + 1, Math.max(1, x1 - x0), kRowH - 2];
-          byClass.get(r.cls).push(rect);
+          const rect = [x0, y + 1, Math.max(1, this.x(Math.min(span, r.e)) - x0), kRowH - 2];
           if (r.open) open.push(rect);
           if (rect[2] > 48) labels.push([rect, r.name]);
         }
@@ -203,7 +208,7 @@ export class TimelineCanvas {
     ctx.fillStyle = cssColor('--c-mark');
     for (const e of this.layout) {
       if (!e.lane) continue;
-      for (const m of e.lane.marks) {
+      for (const m of this.shownMarks(e.lane)) {
         if (m.t < 0 || m.t > this.model.span) continue;
         const x = Math.round(this.x(m.t)) + 0.5;
         if (isEpoch(m.name)) {
@@ -215,7 +220,10 @@ export class TimelineCanvas {
           ctx.lineTo(x, height);
           ctx.stroke();
           ctx.restore();
-          ctx.fillText(`${m.name.replace('epoch.', 'epoch ')} ${m.value ?? ''}`.trim(), x + 3, kAxis + 6);
+          // Right of the line, or left of it when it would run off the canvas.
+          const label = `${m.name.replace('epoch.', 'epoch ')} ${m.value ?? ''}`.trim();
+          const w = ctx.measureText(label).width;
+          ctx.fillText(label, x + 3 + w > this.width - 8 ? x - 3 - w : x + 3, kAxis + 6);
         }
         ctx.globalAlpha = 0.75;
         ctx.beginPath();
@@ -227,6 +235,13 @@ export class TimelineCanvas {
         ctx.globalAlpha = 1;
       }
     }
+  }
+
+  // Step ticks closer than ~6 px apart would only darken the lane: then only
+  // epochs are marked (and hoverable).
+  shownMarks(lane) {
+    const dense = lane.marks.length > (this.width - kGutter - 8) / 6;
+    return dense ? lane.marks.filter((m) => isEpoch(m.name)) : lane.marks;
   }
 
   outline(r, e) {
@@ -249,7 +264,7 @@ export class TimelineCanvas {
     if (!entry || px < kGutter) return this.setHover(null, ev);
     const t = ((px - kGutter) / (this.width - kGutter - 8)) * this.model.span;
     const tol = (2 / (this.width - kGutter - 8)) * this.model.span;
-    const mark = entry.lane.marks.find((m) => Math.abs(m.t - t) <= tol * 2 && py < entry.y + 6);
+    const mark = this.shownMarks(entry.lane).find((m) => Math.abs(m.t - t) <= tol * 2 && py < entry.y + 6);
     if (mark) return this.setHover({ mark, entry }, ev);
     const d = Math.floor((py - entry.y - kLanePad) / kRowH);
     const row = entry.lane.rows[Math.max(0, Math.min(entry.lane.rows.length - 1, d))];

@@ -9,6 +9,18 @@ export const kMaxRows = 6;
 
 export const kClasses = ['device_busy', 'fetch', 'compute', 'comm', 'io', 'app_io', 'pipeline', 'other'];
 
+// Device work is recorded under a device lane id instead of a thread id
+// (sw_device_lane: high bit set, device in bits 24-30, stream in bits 0-23).
+export function isDeviceLane(tid) {
+  return Number(tid) >= 2 ** 31;
+}
+
+function threadLabel(pid, tid) {
+  if (tid === pid) return 'main thread';
+  if (isDeviceLane(tid)) return `GPU ${Math.floor(tid / 2 ** 24) % 128} stream ${tid % 2 ** 24}`;
+  return `thread ${tid}`;
+}
+
 function laneKey(pid, tid, kind) {
   return `${kind}:${pid}:${tid ?? ''}`;
 }
@@ -56,9 +68,11 @@ export function buildTimeline(body) {
     }
     if (role && !roles.has(pid)) roles.set(pid, role);
     const list = threadsByPid.get(pid);
-    if (!list.includes(tid)) list.push(tid);
+    if (tid !== null && !list.includes(tid)) list.push(tid);
   };
-  for (const t of body?.threads ?? []) addThread(t.pid, t.tid, t.role);
+  // A device lane listed as a thread gets no thread lane of its own: its
+  // device_busy regions are drawn in the process's device lane.
+  for (const t of body?.threads ?? []) addThread(t.pid, isDeviceLane(t.tid) ? null : t.tid, t.role);
 
   const buckets = new Map();
   const bucket = (key) => {
@@ -72,7 +86,7 @@ export function buildTimeline(body) {
     count += 1;
     if (r.cls === 'device_busy') {
       devicePids.add(r.pid);
-      if (!threadsByPid.has(r.pid)) addThread(r.pid, r.tid, null);
+      addThread(r.pid, null, null);
       bucket(laneKey(r.pid, null, 'device')).push(r);
     } else {
       addThread(r.pid, r.tid, null);
@@ -98,7 +112,7 @@ export function buildTimeline(body) {
     const tids = threadsByPid.get(pid).slice().sort((a, b) => (a === pid ? -1 : b === pid ? 1 : a - b));
     for (const tid of tids) {
       const key = laneKey(pid, tid, 'thread');
-      const label = tid === pid ? 'main thread' : `thread ${tid}`;
+      const label = threadLabel(pid, tid);
       const laneMarks = (marks.get(key) ?? []).sort((a, b) => a.t - b.t);
       lanes.push({ key, pid, tid, kind: 'thread', group, label, rows: pack(buckets.get(key) ?? []), marks: laneMarks });
     }
@@ -122,6 +136,13 @@ export function hitRow(row, t, tol) {
     if (r.e + tol >= t && (!best || r.e - r.s < best.e - best.s)) best = r;
   }
   return best;
+}
+
+// How many regions of each class the lanes hold: { fetch: 12, compute: 36 }.
+export function classCounts(lanes) {
+  const counts = {};
+  for (const lane of lanes) for (const row of lane.rows) for (const r of row) counts[r.cls] = (counts[r.cls] ?? 0) + 1;
+  return counts;
 }
 
 // Share of [0, span) covered by regions of class `cls` in `lanes` (union), used

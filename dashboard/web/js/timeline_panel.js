@@ -6,7 +6,7 @@ import { api } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { pct } from './format.js';
 import { TimelineCanvas } from './timeline_canvas.js';
-import { buildTimeline, coverage } from './timeline_model.js';
+import { buildTimeline, classCounts, coverage } from './timeline_model.js';
 
 export const kSpans = [10, 30, 60];
 const kRefreshMs = 1000;
@@ -82,6 +82,8 @@ export class TimelinePanel {
   render(body) {
     const model = buildTimeline(body);
     this.element.dataset.regions = String(model.count);
+    this.element.dataset.lanes = String(model.lanes.length);
+    this.element.dataset.classes = Object.entries(classCounts(model.lanes)).map(([c, n]) => `${c}:${n}`).join(' ');
     if (model.count === 0 && !model.lanes.some((l) => l.marks.length)) {
       this.show(`no regions from rank ${this.rank} in the last ${this.span} s`);
       replaceChildren(this.stats);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, count, DASH, pct, rate, seconds, windowLabel } from '../js/format.js';
+import { ago, count, DASH, epochStep, pct, rate, seconds, windowLabel } from '../js/format.js';
 
 test('ratios read as percentages and missing values as a dash', () => {
   assert.equal(pct(0.6134), '61.3%');
@@ -44,4 +44,11 @@ test('ago is relative to the daemon clock, not the browser', () => {
 test('window names become labels', () => {
   assert.equal(windowLabel('10s'), '10 s');
   assert.equal(windowLabel('total'), 'total');
+});
+
+test('epoch and step: -1 (not seen yet) and missing values read as a dash', () => {
+  assert.equal(epochStep(3, 1200), '3 · 1,200');
+  assert.equal(epochStep(-1, 51), `${DASH} · 51`);
+  assert.equal(epochStep(null, -1), `${DASH} · ${DASH}`);
+  assert.equal(epochStep(0, 0), '0 · 0');
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTimeline, coverage, hitRow, kMaxRows } from '../js/timeline_model.js';
+import { buildTimeline, classCounts, coverage, hitRow, isDeviceLane, kMaxRows } from '../js/timeline_model.js';
 
 // Real epoch nanoseconds exceed 2^53; offsets are multiples of U (~1 ms) so
 // they stay exact in doubles, as they do at the resolution the page draws.
@@ -66,4 +66,17 @@ test('coverage is the union of a class over the span', () => {
 test('an empty or missing body draws nothing and does not throw', () => {
   assert.deepEqual(buildTimeline({}).lanes, []);
   assert.deepEqual(buildTimeline(null).lanes, []);
+});
+
+test('a device lane listed among the threads gets no empty thread lane', () => {
+  const lane = 2 ** 31 + 7;
+  const m = buildTimeline({
+    from_ns: from, to_ns: from + 1000 * U,
+    threads: [{ pid: 10, tid: 10, role: 'main' }, { pid: 10, tid: lane, role: 'main' }],
+    regions: [r(0, 400, { class: 'fetch' }), r(400, 900, { class: 'device_busy', tid: lane }), r(0, 100, { class: 'app_io', tid: lane + 1 })],
+    marks: [],
+  });
+  assert.deepEqual(m.lanes.map((l) => `${l.kind}/${l.label}`), ['device/device', 'thread/main thread', 'thread/GPU 0 stream 8']);
+  assert.ok(isDeviceLane(lane) && !isDeviceLane(12345));
+  assert.deepEqual(classCounts(m.lanes), { device_busy: 1, fetch: 1, app_io: 1 });
 });

@@ -92,6 +92,7 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
   const json d = get_json("/api/v1/jobs/demo-slow");
   EXPECT_EQ(d["job"], "demo-slow");
   EXPECT_EQ(d["windows"].size(), 4u);
+  EXPECT_EQ(d["device_source"], "compute-proxy");
   ASSERT_EQ(d["ranks"].size(), 2u);
   const json& r0 = d["ranks"][0];
   EXPECT_EQ(r0["rank"], 0);

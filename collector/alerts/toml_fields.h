@@ -1,0 +1,57 @@
+#pragma once
+
+// Typed, strict reads of one TOML table of the `[alerts]` section, with the
+// error style of the rest of the config loader (app/config_section.h):
+// `stallwatchd.toml:12: alerts.rule[0].for: '3x' is not a duration`.
+// The alerts library sits below the app library, so it carries this small
+// reader instead of linking the app's. Config loading only; never throws.
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <toml.hpp>
+#include <vector>
+
+#include "alerts/alert_rule.h"
+
+namespace stallwatch::collector::detail {
+
+// "500ms", "10s", "2m", "1h", "1.5s", "250us", "100ns", "1d" -> ns.
+std::optional<std::int64_t> parse_alert_duration(std::string_view text);
+
+class TomlFields {
+ public:
+  // `path` is the dotted path of this table ("alerts.rule[1]"); an empty
+  // `file_name` takes the name the document was parsed under.
+  TomlFields(const toml::value& table, std::string path, std::string_view file_name);
+
+  bool has(std::string_view key) const;
+  std::string allow_only(std::initializer_list<std::string_view> allowed) const;
+
+  std::string string(std::string_view key, std::string& out) const;
+  std::string string_list(std::string_view key, std::vector<std::string>& out) const;
+  std::string string_table(std::string_view key, AlertLabels& out) const;  // {a = "x"}
+  std::string number(std::string_view key, double& out) const;
+  std::string integer(std::string_view key, std::int64_t& out, std::int64_t min,
+                      std::int64_t max) const;
+  std::string boolean(std::string_view key, bool& out) const;
+  // A duration string or a number of seconds; zero allowed when `allow_zero`.
+  std::string duration(std::string_view key, std::int64_t& out_ns, bool allow_zero) const;
+
+  // "<file>:<line>: <path>.<key>: <problem>"; the table's own line when the
+  // key is absent.
+  std::string error(std::string_view key, std::string_view problem) const;
+  // "<file>:<line>" of `key`, or of the table itself when `key` is empty or absent.
+  std::string where(std::string_view key = {}) const;
+
+ private:
+  const toml::value& at(std::string_view key) const;
+
+  const toml::value& table_;
+  std::string path_;
+  std::string file_name_;
+};
+
+}  // namespace stallwatch::collector::detail

@@ -1,0 +1,154 @@
+// The systemd/ packaging checked with the real tools, without starting a
+// daemon: systemd-analyze verify on the unit, promtool on the alerting rules
+// (syntax and behaviour), the Grafana dashboard against the metric names
+// /metrics exports, and `cmake --install` into a temporary prefix.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "external_tools.h"
+#include "serve/prometheus_text.h"
+#include "test_env.h"
+
+namespace stallwatch::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = STALLWATCH_TEST_SOURCE_DIR;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every metric family /metrics can export (HELP/TYPE lines are written even
+// with no ranks).
+std::set<std::string> exported_families() {
+  const std::string text =
+      collector::prometheus_text(collector::PublishedState{}, collector::ServeStats{});
+  std::set<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# TYPE ", 0) == 0) out.insert(line.substr(7, line.find(' ', 7) - 7));
+  }
+  return out;
+}
+
+std::set<std::string> stallwatch_names(const std::string& expr) {
+  static const std::regex kName("stallwatch_[a-z0-9_]+");
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(expr.begin(), expr.end(), kName);
+       it != std::sregex_iterator(); ++it) {
+    out.insert(it->str());
+  }
+  return out;
+}
+
+TEST(Packaging, SystemdAnalyzeVerifiesTheUnit) {
+  std::string output;
+  const int rc = run_command(std::string(STALLWATCH_TEST_SYSTEMD_ANALYZE) + " verify --man=no " +
+                                 STALLWATCH_TEST_BUILD_TREE_UNIT,
+                             output);
+  EXPECT_EQ(rc, 0) << output;
+  EXPECT_EQ(output, "") << "warnings mean ignored settings";
+}
+
+TEST(Packaging, InstalledUnitRunsTheDaemonUnderTheWatchdogAndSandbox) {
+  const std::string unit = read_file(STALLWATCH_TEST_INSTALL_UNIT);
+  for (const char* line :
+       {"Type=notify\n", "WatchdogSec=30s\n", "Restart=on-failure\n", "DynamicUser=yes\n",
+        "RuntimeDirectory=stallwatch\n", "Environment=XDG_RUNTIME_DIR=%t\n",
+        "ProtectSystem=strict\n", "NoNewPrivileges=yes\n", "MemoryMax=2G\n", "CPUQuota=200%\n",
+        "PrivateTmp=yes\n", "ProtectHome=yes\n"}) {
+    EXPECT_NE(unit.find(line), std::string::npos) << line;
+  }
+  EXPECT_NE(unit.find("stallwatchd --config " STALLWATCH_TEST_CONFIG_FILE "\n"), std::string::npos)
+      << unit;
+}
+
+TEST(Packaging, PromtoolAcceptsTheAlertingRules) {
+  std::string output;
+  const int rc = run_command(std::string(STALLWATCH_TEST_PROMTOOL) + " check rules " + kSource +
+                                 "/systemd/stallwatch-rules.yml",
+                             output);
+  EXPECT_EQ(rc, 0) << output;
+  EXPECT_NE(output.find("SUCCESS: 4 rules found"), std::string::npos) << output;
+}
+
+TEST(Packaging, PrometheusRulesFireLikeTheDaemonsDefaults) {
+  TempDir dir;
+  fs::copy_file(kSource + "/systemd/stallwatch-rules.yml", dir.path() + "/stallwatch-rules.yml");
+  fs::copy_file(kSource + "/tests/integration_alerting/stallwatch-rules.test.yml",
+                dir.path() + "/stallwatch-rules.test.yml");
+  std::string output;
+  const int rc = run_command("cd " + dir.path() + " && " + STALLWATCH_TEST_PROMTOOL +
+                                 " test rules stallwatch-rules.test.yml",
+                             output);
+  EXPECT_EQ(rc, 0) << output;
+}
+
+TEST(Packaging, RulesAndDashboardUseOnlyExportedMetrics) {
+  const auto families = exported_families();
+  ASSERT_GT(families.size(), 40u);
+  for (const auto& name : stallwatch_names(read_file(kSource + "/systemd/stallwatch-rules.yml"))) {
+    EXPECT_EQ(families.count(name), 1u) << "rules use " << name;
+  }
+  const auto dashboard =
+      nlohmann::json::parse(read_file(kSource + "/systemd/stallwatch-grafana.json"));
+  std::set<int> ids;
+  std::size_t exprs = 0;
+  for (const auto& panel : dashboard["panels"]) {
+    EXPECT_TRUE(ids.insert(panel["id"].get<int>()).second) << "duplicate panel id " << panel["id"];
+    EXPECT_TRUE(panel.contains("gridPos"));
+    if (panel["type"] == "row") continue;
+    EXPECT_FALSE(panel["targets"].empty()) << panel["title"];
+    for (const auto& target : panel["targets"]) {
+      const std::string expr = target["expr"];
+      ++exprs;
+      const auto names = stallwatch_names(expr);
+      EXPECT_FALSE(names.empty()) << expr;
+      for (const auto& name : names)
+        EXPECT_EQ(families.count(name), 1u) << panel["title"] << ": " << name;
+    }
+  }
+  EXPECT_GE(exprs, 15u);
+  for (const auto& var : dashboard["templating"]["list"]) {
+    if (var.contains("definition")) {
+      for (const auto& name : stallwatch_names(var["definition"]))
+        EXPECT_EQ(families.count(name), 1u) << name;
+    }
+  }
+}
+
+TEST(Packaging, CmakeInstallPutsDaemonUnitConfigAndRulesInPlace) {
+  TempDir prefix;
+  std::string output;
+  const int rc =
+      run_command(std::string(STALLWATCH_TEST_CMAKE) + " --install " + STALLWATCH_TEST_BINARY_DIR +
+                      " --prefix " + prefix.path() + " --component Unspecified",
+                  output);
+  ASSERT_EQ(rc, 0) << output;
+  for (const char* path :
+       {"bin/stallwatchd", "lib/systemd/system/stallwatchd.service",
+        "etc/stallwatch/stallwatchd.toml", "share/stallwatch/stallwatch-rules.yml",
+        "share/stallwatch/stallwatch-grafana.json"}) {
+    EXPECT_TRUE(fs::exists(prefix.path() + "/" + path)) << path << "\n" << output;
+  }
+  EXPECT_EQ(read_file(prefix.path() + "/etc/stallwatch/stallwatchd.toml"),
+            read_file(kSource + "/systemd/stallwatchd.toml"));
+  if (STALLWATCH_TEST_HAS_CLI) {
+    EXPECT_TRUE(fs::exists(prefix.path() + "/bin/stallwatch"));
+  }
+}
+
+}  // namespace
+}  // namespace stallwatch::test
