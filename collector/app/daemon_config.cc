@@ -10,6 +10,7 @@
 
 #include "alerts/alerts_config_toml.h"
 #include "app/config_section.h"
+#include "replay/class_rules_toml.h"
 #include "ingest/ipc_endpoint.h"
 
 namespace stallwatch::collector {
@@ -289,6 +290,17 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
       // Errors with a line number already start with the file name.
       if (err.rfind(std::string(file_name) + ":", 0) == 0) return err;
       return std::string(file_name) + ": " + err;
+    }
+  }
+  if (top.has("classes")) {
+    // Same syntax as `stallwatch analyze --classes FILE.toml` (collector/replay).
+    ClassRulesConfig classes;
+    if (auto err = class_rules_from_toml(root.as_table().at("classes"), file_name, classes);
+        !err.empty()) {
+      return err;
+    }
+    if (auto err = build_class_mapping(classes, config.engine.classes); !err.empty()) {
+      return std::string(file_name) + ": classes: " + err;
     }
   }
   return {};

@@ -122,6 +122,37 @@ TEST(ApplyToml, RejectsBadValuesWithTheKey) {
   }
 }
 
+TEST(ApplyToml, ClassRulesReachTheEngineMapping) {
+  DaemonConfig c = default_daemon_config();
+  const char* text = R"(
+[classes]
+preset = "dlio"
+[[classes.rule]]
+classes = ["compute"]
+cat = "my_framework"
+name = "train_step*"
+)";
+  ASSERT_EQ(apply_toml(text, "c.toml", c), "");
+  EXPECT_EQ(c.engine.classes.classify("my_framework", "train_step_3", false),
+            class_bit(EventClass::kCompute));
+  // The dlio preset: TorchFramework.compute is compute, loop.iter a fetch.
+  EXPECT_EQ(c.engine.classes.classify("ai_framework", "TorchFramework.compute", false),
+            class_bit(EventClass::kCompute));
+  EXPECT_NE(c.engine.classes.classify("data_loader", "loop.iter", true) &
+                class_bit(EventClass::kFetch),
+            0);
+}
+
+TEST(ApplyToml, ClassRuleErrorsNameTheKey) {
+  DaemonConfig c = default_daemon_config();
+  const std::string err =
+      apply_toml("[classes]\n[[classes.rule]]\nclasses = [\"gpu\"]\n", "c.toml", c);
+  EXPECT_NE(err.find("c.toml:3"), std::string::npos) << err;
+  EXPECT_NE(err.find("classes"), std::string::npos) << err;
+  const std::string preset = apply_toml("[classes]\npreset = \"nope\"\n", "c.toml", c);
+  EXPECT_NE(preset.find("nope"), std::string::npos) << preset;
+}
+
 TEST(Validate, CatchesCrossFieldProblems) {
   DaemonConfig c = default_daemon_config();
   c.ingest_endpoints = {"udp://x"};

@@ -1,0 +1,211 @@
+#pragma once
+
+// The client-side view of docs/api.md: plain structs the terminal dashboard
+// reads, filled by api_parse.h from the daemon's JSON. Field names follow the
+// API; a JSON null (an undefined ratio, a window with no data) is an empty
+// optional, never NaN. Only the fields the TUI shows are kept.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallwatch::tui {
+
+// One `Metrics` object: DESIGN §5 metrics of one window.
+struct Metrics {
+  std::string window;
+  std::optional<double> wall_seconds;
+  std::optional<double> compute_seconds;
+  std::optional<double> app_io_seconds;
+  std::optional<double> io_seconds;
+  std::optional<double> fetch_seconds;
+  std::optional<double> comm_seconds;
+  std::optional<double> unoverlapped_app_io_seconds;
+  std::optional<double> unoverlapped_io_seconds;
+  std::optional<double> device_busy_seconds;
+  std::optional<double> data_stall_seconds;
+  std::optional<double> overlap_ratio;
+  std::optional<double> device_idle_ratio;
+  std::optional<double> data_stall_ratio;
+  std::optional<double> step_seconds_p50;
+  std::optional<double> step_seconds_p95;
+  std::optional<double> steps_per_second;
+  std::optional<double> samples_per_second;
+  std::uint64_t steps = 0;
+  std::int64_t end_ns = 0;
+  std::string verdict;
+};
+
+struct Counters {
+  std::uint64_t events_received = 0;
+  std::uint64_t batches_received = 0;
+  std::uint64_t agent_dropped = 0;
+  std::uint64_t lost_batches = 0;
+  std::uint64_t late_events = 0;
+  std::uint64_t unpaired_events = 0;
+};
+
+struct ProcessInfo {
+  std::string host;
+  std::int64_t pid = 0;
+  std::int64_t ppid = 0;
+  std::string role;
+  std::string device_source;
+  std::string agent_version;
+  bool finished = false;
+  std::uint64_t open_regions = 0;
+};
+
+// A `RankRow` of a job detail.
+struct RankRow {
+  std::int32_t rank = 0;
+  std::string state;
+  std::string verdict;
+  std::string device_source;
+  std::int64_t watermark_ns = 0;
+  std::int64_t epoch = -1;
+  std::int64_t step = -1;
+  Counters counters;
+  std::map<std::string, Metrics> windows;
+  std::vector<ProcessInfo> processes;
+
+  const Metrics* window(const std::string& name) const {
+    const auto it = windows.find(name);
+    return it == windows.end() ? nullptr : &it->second;
+  }
+};
+
+// An `Aggregate`: mean and max over a job's ranks for one window.
+struct Aggregate {
+  Metrics mean;
+  Metrics max;
+  std::optional<std::int32_t> straggler_rank;
+  std::string verdict;
+};
+
+// A `JobSummary` (from /api/v1/jobs and ticks) or the head of a job detail.
+struct JobSummary {
+  std::string job;
+  std::string state;
+  std::uint64_t ranks = 0;
+  std::uint64_t active_ranks = 0;
+  std::string verdict;
+  std::string device_source;
+  std::map<std::string, Aggregate> summary;
+  Counters counters;
+
+  const Aggregate* window(const std::string& name) const {
+    const auto it = summary.find(name);
+    return it == summary.end() ? nullptr : &it->second;
+  }
+};
+
+// GET /api/v1/jobs/{job}, or a tick's `job`.
+struct JobDetail {
+  JobSummary head;
+  std::vector<RankRow> ranks;
+};
+
+struct Alert {
+  std::string id;
+  std::string name;
+  std::string state;  // pending, firing, resolved
+  std::string severity;
+  std::string job;
+  std::optional<std::int32_t> rank;
+  std::string metric;
+  std::string window;
+  std::optional<double> value;
+  std::optional<double> threshold;
+  std::string summary;  // annotations.summary
+};
+
+// GET /api/v1/jobs, or the job list of a tick.
+struct JobsPage {
+  std::int64_t now_ns = 0;
+  std::uint64_t tick = 0;
+  std::vector<std::string> windows;
+  std::string verdict_window;
+  std::vector<JobSummary> jobs;
+};
+
+// The WebSocket `hello`.
+struct StreamHello {
+  std::string version;
+  std::int64_t tick_ms = 0;
+  std::vector<std::string> windows;
+  std::string verdict_window;
+};
+
+// The WebSocket `tick`.
+struct StreamTick {
+  std::uint64_t tick = 0;
+  std::int64_t now_ns = 0;
+  std::vector<JobSummary> jobs;
+  std::vector<Alert> alerts;
+  std::optional<JobDetail> job;
+};
+
+struct TimelineThread {
+  std::int64_t pid = 0;
+  std::int64_t tid = 0;
+  std::string role;
+};
+
+struct TimelineRegion {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  bool open = false;
+  std::int64_t pid = 0;
+  std::int64_t tid = 0;
+  std::string
+      cls;  // the colour class: device_busy, fetch, compute, comm, io, app_io, pipeline, other
+  std::string name;
+};
+
+// GET /api/v1/jobs/{job}/ranks/{rank}/timeline.
+struct TimelineView {
+  std::string job;
+  std::int32_t rank = 0;
+  std::int64_t from_ns = 0;
+  std::int64_t to_ns = 0;
+  bool truncated = false;
+  std::vector<TimelineThread> threads;
+  std::vector<TimelineRegion> regions;
+};
+
+// GET /api/v1/jobs/{job}/series: one metric per rank, one point per second.
+struct SeriesView {
+  std::string job;
+  std::string metric;
+  std::string window;
+  std::vector<double> t;  // Unix seconds
+  std::map<std::int32_t, std::vector<std::optional<double>>> ranks;
+};
+
+// GET /api/v1/status.
+struct DaemonStatus {
+  std::string version;
+  double uptime_seconds = 0;
+  std::uint64_t tick = 0;
+  std::int64_t tick_ms = 0;
+  std::vector<std::string> endpoints;
+  std::uint64_t frames_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t events_received = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> invalid_frames;
+  double ingest_lag_seconds = 0;
+  std::uint64_t ranks = 0;
+  std::uint64_t sources = 0;
+  std::uint64_t late_events = 0;
+  std::uint64_t evicted_ranks = 0;
+  std::uint64_t rejected_sources = 0;
+  std::uint64_t approx_memory_bytes = 0;
+  Counters counters;
+  std::vector<std::string> windows;
+  std::string verdict_window;
+};
+
+}  // namespace stallwatch::tui

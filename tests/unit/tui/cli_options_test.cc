@@ -1,0 +1,85 @@
+#include "tui/cli_options.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace stallwatch::tui {
+namespace {
+
+template <typename Parse>
+auto parse(Parse fn, std::vector<const char*> args, const EnvDefaults& env = {}) {
+  return fn(static_cast<int>(args.size()), args.data(), env);
+}
+
+TEST(CliOptionsTest, TopDefaults) {
+  const auto r = parse(parse_top_options, {"top"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->url.text, "http://127.0.0.1:8787");
+  EXPECT_EQ(r.options->token, "");
+  EXPECT_FALSE(r.options->once);
+  EXPECT_EQ(r.options->width, 0);
+}
+
+TEST(CliOptionsTest, TopFlagsInBothForms) {
+  const auto r =
+      parse(parse_top_options, {"top", "--url=http://10.0.0.5:9000/sw/", "--token", "s3cret",
+                                "--once", "--window", "300s", "--job=demo slow", "--width", "132"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->url.host, "10.0.0.5");
+  EXPECT_EQ(r.options->url.port, "9000");
+  EXPECT_EQ(r.options->url.prefix, "/sw");
+  EXPECT_EQ(r.options->token, "s3cret");
+  EXPECT_TRUE(r.options->once);
+  EXPECT_EQ(r.options->window, "300s");
+  EXPECT_EQ(r.options->job, "demo slow");
+  EXPECT_EQ(r.options->width, 132);
+}
+
+TEST(CliOptionsTest, EnvironmentGivesDefaultsAndFlagsWin) {
+  EnvDefaults env;
+  env.url = "http://collector:8787";
+  env.token = "from-env";
+  auto r = parse(parse_top_options, {"top"}, env);
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->url.host, "collector");
+  EXPECT_EQ(r.options->token, "from-env");
+  r = parse(parse_top_options, {"top", "--url", "http://other:1", "--token", "flag"}, env);
+  ASSERT_TRUE(r.options);
+  EXPECT_EQ(r.options->url.host, "other");
+  EXPECT_EQ(r.options->token, "flag");
+  env.url = "ftp://nope";
+  r = parse(parse_top_options, {"top"}, env);
+  EXPECT_FALSE(r.options);
+  EXPECT_NE(r.error.find("STALLWATCH_URL"), std::string::npos);
+}
+
+TEST(CliOptionsTest, UsageErrorsSayWhatIsWrong) {
+  EXPECT_EQ(parse(parse_top_options, {"top", "--bogus"}).error, "unknown option --bogus");
+  EXPECT_EQ(parse(parse_top_options, {"top", "extra"}).error, "unexpected argument 'extra'");
+  EXPECT_EQ(parse(parse_top_options, {"top", "--url"}).error, "--url needs a value");
+  EXPECT_EQ(parse(parse_top_options, {"top", "--once=yes"}).error, "--once takes no value");
+  EXPECT_NE(parse(parse_top_options, {"top", "--width", "12"}).error.find("--width must be"),
+            std::string::npos);
+  EXPECT_NE(parse(parse_top_options, {"top", "--width", "wide"}).error.find("--width must be"),
+            std::string::npos);
+  EXPECT_NE(parse(parse_top_options, {"top", "--url", "https://x"}).error.find("only http://"),
+            std::string::npos);
+  EXPECT_TRUE(parse(parse_top_options, {"top", "--help"}).help);
+  EXPECT_TRUE(parse(parse_top_options, {"top", "-h"}).help);
+}
+
+TEST(CliOptionsTest, StatusFlags) {
+  auto r = parse(parse_status_options, {"status", "--json", "--url", "http://[::1]:8787"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_TRUE(r.options->json);
+  EXPECT_EQ(r.options->url.host, "::1");
+  EXPECT_EQ(r.options->url.host_header(), "[::1]:8787");
+  EXPECT_EQ(parse(parse_status_options, {"status", "--once"}).error, "unknown option --once");
+  EXPECT_TRUE(parse(parse_status_options, {"status", "--help"}).help);
+  EXPECT_NE(top_usage().find("--once"), std::string_view::npos);
+  EXPECT_NE(status_usage().find("--json"), std::string_view::npos);
+}
+
+}  // namespace
+}  // namespace stallwatch::tui
