@@ -5,12 +5,12 @@
 #include <limits>
 
 #include "alerts/http_url.h"
+#include "alerts/duration.h"
 #include "alerts/toml_fields.h"
 
 namespace stallwatch::collector {
 namespace {
 
-using detail::TomlFields;
 
 std::string apply_rule(const TomlFields& f, AlertRule& rule) {
   if (auto err = f.allow_only({"name", "metric", "window", "above", "below", "clear", "for",
@@ -45,7 +45,7 @@ std::string apply_rule(const TomlFields& f, AlertRule& rule) {
     if (window == "total") {
       rule.window_ns = 0;
     } else {
-      auto ns = detail::parse_alert_duration(window);
+      auto ns = parse_duration(window);
       if (!ns || *ns <= 0)
         return f.error("window", "'" + window + "' is not a window like \"60s\" or \"total\"");
       rule.window_ns = *ns;
@@ -171,7 +171,7 @@ std::string apply_exec(const TomlFields& f, ExecSinkConfig& c) {
   if (!f.has("command"))
     return f.error("",
                    "needs 'command', a list like [\"/usr/local/bin/page\", \"--team\", \"ml\"]");
-  if (auto err = f.string_list("command", c.command); !err.empty()) {
+  if (auto err = f.string_list("command", c.command, true); !err.empty()) {
     return f.error("command",
                    "expected a list of strings: the program and its arguments, no shell");
   }

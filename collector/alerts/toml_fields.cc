@@ -1,35 +1,11 @@
 #include "alerts/toml_fields.h"
 
+#include "alerts/duration.h"
+
 #include <charconv>
 #include <cmath>
 
-namespace stallwatch::collector::detail {
-
-std::optional<std::int64_t> parse_alert_duration(std::string_view text) {
-  std::size_t unit_at = 0;
-  while (unit_at < text.size() &&
-         ((text[unit_at] >= '0' && text[unit_at] <= '9') || text[unit_at] == '.')) {
-    ++unit_at;
-  }
-  if (unit_at == 0) return std::nullopt;
-  double number = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + unit_at, number);
-  if (ec != std::errc() || ptr != text.data() + unit_at) return std::nullopt;
-  struct Unit {
-    std::string_view name;
-    double ns;
-  };
-  static constexpr Unit kUnits[] = {{"ns", 1},   {"us", 1e3},   {"ms", 1e6},   {"s", 1e9},
-                                    {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}};
-  const std::string_view unit = text.substr(unit_at);
-  for (const Unit& u : kUnits) {
-    if (u.name != unit) continue;
-    const double ns = number * u.ns;
-    if (!std::isfinite(ns) || ns > 9.2e18) return std::nullopt;
-    return static_cast<std::int64_t>(std::llround(ns));
-  }
-  return std::nullopt;
-}
+namespace stallwatch::collector {
 
 TomlFields::TomlFields(const toml::value& table, std::string path, std::string_view file_name)
     : table_(table), path_(std::move(path)), file_name_(file_name) {}
@@ -68,7 +44,7 @@ std::string TomlFields::where(std::string_view key) const {
 std::string TomlFields::error(std::string_view key, std::string_view problem) const {
   const std::string at_line = where(key);
   std::string path = path_;
-  if (!key.empty()) path += "." + std::string(key);
+  if (!key.empty()) path += (path.empty() ? "" : ".") + std::string(key);
   return (at_line.empty() ? std::string() : at_line + ": ") + path + ": " + std::string(problem);
 }
 
@@ -79,10 +55,16 @@ std::string TomlFields::string(std::string_view key, std::string& out) const {
   return {};
 }
 
-std::string TomlFields::string_list(std::string_view key, std::vector<std::string>& out) const {
+std::string TomlFields::string_list(std::string_view key, std::vector<std::string>& out,
+                                    bool list_only) const {
   const auto& v = at(key);
   out.clear();
-  if (!v.is_array()) return error(key, "expected a list of strings");
+  if (v.is_string() && list_only) return error(key, "expected a list of strings");
+  if (v.is_string()) {
+    out.push_back(v.as_string().str);
+    return {};
+  }
+  if (!v.is_array()) return error(key, "expected a string or a list of strings");
   for (const auto& item : v.as_array()) {
     if (!item.is_string()) return error(key, "expected a list of strings");
     out.push_back(item.as_string().str);
@@ -114,6 +96,14 @@ std::string TomlFields::number(std::string_view key, double& out) const {
   return {};
 }
 
+std::string TomlFields::ratio(std::string_view key, double& out) const {
+  double x = 0;
+  if (auto err = number(key, x); !err.empty()) return err;
+  if (!(x >= 0.0 && x <= 1.0)) return error(key, "expected a ratio between 0 and 1");
+  out = x;
+  return {};
+}
+
 std::string TomlFields::integer(std::string_view key, std::int64_t& out, std::int64_t min,
                                 std::int64_t max) const {
   const auto& v = at(key);
@@ -139,7 +129,7 @@ std::string TomlFields::duration(std::string_view key, std::int64_t& out_ns,
   const auto& v = at(key);
   std::optional<std::int64_t> ns;
   if (v.is_string()) {
-    ns = parse_alert_duration(v.as_string().str);
+    ns = parse_duration(v.as_string().str);
     if (!ns)
       return error(key, "'" + v.as_string().str + "' is not a duration like \"30s\" or \"2m\"");
   } else if (v.is_integer() || v.is_floating()) {
@@ -155,4 +145,4 @@ std::string TomlFields::duration(std::string_view key, std::int64_t& out_ns,
   return {};
 }
 
-}  // namespace stallwatch::collector::detail
+}  // namespace stallwatch::collector

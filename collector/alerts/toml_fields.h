@@ -1,10 +1,11 @@
 #pragma once
 
-// Typed, strict reads of one TOML table of the `[alerts]` section, with the
-// error style of the rest of the config loader (app/config_section.h):
-// `stallwatchd.toml:12: alerts.rule[0].for: '3x' is not a duration`.
-// The alerts library sits below the app library, so it carries this small
-// reader instead of linking the app's. Config loading only; never throws.
+// Typed, strict reads of one table of a TOML configuration file. Every getter
+// returns "" or one message naming the file, line, key and problem, e.g.
+// `stallwatchd.toml:12: alerts.rule[0].for: '3x' is not a duration`. Shared by
+// every config section: it lives in alerts, the lowest component whose
+// settings come from TOML, and the daemon's loader (collector/app) reuses it.
+// Config loading only; never throws.
 
 #include <cstdint>
 #include <initializer_list>
@@ -16,10 +17,7 @@
 
 #include "alerts/alert_rule.h"
 
-namespace stallwatch::collector::detail {
-
-// "500ms", "10s", "2m", "1h", "1.5s", "250us", "100ns", "1d" -> ns.
-std::optional<std::int64_t> parse_alert_duration(std::string_view text);
+namespace stallwatch::collector {
 
 class TomlFields {
  public:
@@ -31,9 +29,13 @@ class TomlFields {
   std::string allow_only(std::initializer_list<std::string_view> allowed) const;
 
   std::string string(std::string_view key, std::string& out) const;
-  std::string string_list(std::string_view key, std::vector<std::string>& out) const;
+  // A list of strings; a lone string counts as a list of one unless
+  // `list_only` (e.g. an argv, which a lone string would silently not split).
+  std::string string_list(std::string_view key, std::vector<std::string>& out,
+                          bool list_only = false) const;
   std::string string_table(std::string_view key, AlertLabels& out) const;  // {a = "x"}
   std::string number(std::string_view key, double& out) const;
+  std::string ratio(std::string_view key, double& out) const;  // a number in [0, 1]
   std::string integer(std::string_view key, std::int64_t& out, std::int64_t min,
                       std::int64_t max) const;
   std::string boolean(std::string_view key, bool& out) const;
@@ -54,4 +56,4 @@ class TomlFields {
   std::string file_name_;
 };
 
-}  // namespace stallwatch::collector::detail
+}  // namespace stallwatch::collector

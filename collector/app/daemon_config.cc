@@ -9,7 +9,7 @@
 #include <toml.hpp>
 
 #include "alerts/alerts_config_toml.h"
-#include "app/config_section.h"
+#include "alerts/toml_fields.h"
 #include "replay/class_rules_toml.h"
 #include "ingest/ipc_endpoint.h"
 
@@ -17,7 +17,7 @@ namespace stallwatch::collector {
 namespace {
 
 std::string apply_ingest(const toml::value& t, DaemonConfig& c) {
-  ConfigSection s(t, "ingest");
+  TomlFields s(t, "ingest", {});
   if (auto err = s.allow_only({"endpoints"}); !err.empty()) return err;
   if (s.has("endpoints")) {
     std::vector<std::string> endpoints;
@@ -29,7 +29,7 @@ std::string apply_ingest(const toml::value& t, DaemonConfig& c) {
 }
 
 std::string apply_http(const toml::value& t, DaemonConfig& c) {
-  ConfigSection s(t, "http");
+  TomlFields s(t, "http", {});
   if (auto err = s.allow_only({"listen", "token", "token_file", "max_connections"}); !err.empty()) {
     return err;
   }
@@ -63,7 +63,7 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
 }
 
 std::string apply_engine(const toml::value& t, DaemonConfig& c) {
-  ConfigSection s(t, "engine");
+  TomlFields s(t, "engine", {});
   if (auto err = s.allow_only({"windows", "verdict_window", "resolution", "lateness", "silent_after",
                                "forget_after", "history", "timeline", "timeline_max_regions",
                                "tick", "max_ranks", "step_mark", "batch_size_counter"});
@@ -100,7 +100,7 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
                              DurationKey{"timeline", &e.timeline_ns},
                              DurationKey{"tick", &c.tick_ns}}) {
     if (s.has(key)) {
-      if (auto err = s.duration(key, *target); !err.empty()) return err;
+      if (auto err = s.duration(key, *target, false); !err.empty()) return err;
     }
   }
   std::int64_t n = 0;
@@ -122,7 +122,7 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
 }
 
 std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
-  ConfigSection s(t, "verdict");
+  TomlFields s(t, "verdict", {});
   if (auto err = s.allow_only({"idle_busy_ratio", "data_stall_ratio", "unoverlapped_io_ratio",
                                "device_idle_ratio"});
       !err.empty()) {
@@ -145,7 +145,7 @@ std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
 }
 
 std::string apply_journal(const toml::value& t, DaemonConfig& c) {
-  ConfigSection s(t, "journal");
+  TomlFields s(t, "journal", {});
   if (auto err = s.allow_only({"dir", "max_bytes"}); !err.empty()) return err;
   if (s.has("dir")) {
     std::string dir;
@@ -167,7 +167,7 @@ std::string apply_alerts(const toml::value& t, DaemonConfig& c) {
 }
 
 std::string apply_log(const toml::value& t, DaemonConfig& c) {
-  ConfigSection s(t, "log");
+  TomlFields s(t, "log", {});
   if (auto err = s.allow_only({"level"}); !err.empty()) return err;
   if (s.has("level")) {
     std::string level;
@@ -188,41 +188,6 @@ DaemonConfig default_daemon_config() {
   DaemonConfig c;
   c.ingest_endpoints = {"tcp://127.0.0.1:5557", default_ipc_endpoint()};
   return c;
-}
-
-std::optional<std::int64_t> parse_duration(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t unit_at = 0;
-  while (unit_at < text.size() &&
-         ((text[unit_at] >= '0' && text[unit_at] <= '9') || text[unit_at] == '.')) {
-    ++unit_at;
-  }
-  if (unit_at == 0) return std::nullopt;
-  double number = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + unit_at, number);
-  if (ec != std::errc() || ptr != text.data() + unit_at) return std::nullopt;
-  const std::string_view unit = text.substr(unit_at);
-  double scale = 0;
-  if (unit == "ns") {
-    scale = 1;
-  } else if (unit == "us") {
-    scale = 1e3;
-  } else if (unit == "ms") {
-    scale = 1e6;
-  } else if (unit == "s") {
-    scale = 1e9;
-  } else if (unit == "m") {
-    scale = 60e9;
-  } else if (unit == "h") {
-    scale = 3600e9;
-  } else if (unit == "d") {
-    scale = 86400e9;
-  } else {
-    return std::nullopt;
-  }
-  const double ns = number * scale;
-  if (!std::isfinite(ns) || ns > 9.2e18) return std::nullopt;
-  return static_cast<std::int64_t>(std::llround(ns));
 }
 
 std::string format_window(std::int64_t ns) {
@@ -267,7 +232,7 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
     return std::string(e.what());
   }
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
-  ConfigSection top(root, "", file_name);
+  TomlFields top(root, "", file_name);
   if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "classes", "journal",
                                  "log", "alerts"});
       !err.empty()) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alerts/alerts_config.h"
+#include "alerts/duration.h"
 #include "engine/engine_config.h"
 
 namespace stallwatch::collector {
@@ -36,8 +37,6 @@ struct DaemonConfig {
 // The defaults of DESIGN §6 (the ipc endpoint depends on XDG_RUNTIME_DIR/UID).
 DaemonConfig default_daemon_config();
 
-// Parses "500ms", "10s", "2m", "1h", "1.5s", "250us", "100ns" into nanoseconds.
-std::optional<std::int64_t> parse_duration(std::string_view text);
 // Inverse for display: "10s", "1m30s" -> "90s" style; whole seconds as "<n>s".
 std::string format_window(std::int64_t ns);
 // Parses "host:port" (port 0..65535; "[::1]:8787" for IPv6).
