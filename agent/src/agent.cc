@@ -93,8 +93,9 @@ int Agent::start_locked(AgentConfig config) noexcept {
     source.device_source = config.device_source;
     const std::string endpoint =
         config.collector.empty() ? default_collector_endpoint() : config.collector;
-    auto* sender =
-        new Sender(config, std::move(source), registry_, names_, counters_, wakeup_, flush_);
+    device_source_.store(config.device_source, std::memory_order_relaxed);
+    auto* sender = new Sender(config, std::move(source), registry_, names_, counters_, wakeup_,
+                              flush_, device_source_);
     int rc = sender->open(endpoint);
     if (rc == SW_OK) rc = sender->start();
     if (rc != SW_OK) {
@@ -114,6 +115,7 @@ int Agent::start_locked(AgentConfig config) noexcept {
 }
 
 int Agent::stop() noexcept {
+  if (auto* hook = stop_hook_.load(std::memory_order_acquire); hook != nullptr) hook();
   try {
     std::lock_guard lock(lifecycle_);
     return stop_locked();
@@ -165,6 +167,15 @@ int Agent::flush(int timeout_ms) noexcept {
   }
   return counters_.send_failures.load(std::memory_order_acquire) == failures_before ? SW_OK
                                                                                     : SW_DROPPED;
+}
+
+void Agent::restore_device_source() noexcept {
+  try {
+    std::lock_guard lock(lifecycle_);
+    device_source_.store(config_.device_source, std::memory_order_relaxed);
+  } catch (...) {
+    device_source_.store(DeviceSource::kNone, std::memory_order_relaxed);
+  }
 }
 
 ThreadBuffer* Agent::register_current_thread() noexcept {

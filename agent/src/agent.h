@@ -51,6 +51,29 @@ class Agent {
 
   NameTable& names() noexcept { return names_; }
 
+  // The device_source declared in every batch (wire Source.device_source).
+  // Starts as the configured one at each start; a GPU session declares its
+  // winner (set_device_source), or the configured one again when it found
+  // none (restore_device_source). Any thread; the sender picks it up per batch.
+  void set_device_source(DeviceSource source) noexcept {
+    device_source_.store(source, std::memory_order_relaxed);
+  }
+  void restore_device_source() noexcept;
+  // Device records lost before they became events (e.g. CUPTI had no
+  // buffer): reported to the collector with the agent's other drops.
+  void count_device_drops(std::uint64_t count) noexcept {
+    counters_.device_dropped.fetch_add(count, std::memory_order_relaxed);
+  }
+  // Per-thread ring capacity in force.
+  std::uint32_t buffer_events() const noexcept {
+    return buffer_events_.load(std::memory_order_relaxed);
+  }
+  // Runs at the start of every explicit stop(), before the sender's final
+  // batch (the GPU sources deliver what they still hold). Set once.
+  void set_stop_hook(void (*hook)() noexcept) noexcept {
+    stop_hook_.store(hook, std::memory_order_release);
+  }
+
  private:
   Agent() = default;
   int start_locked(AgentConfig config) noexcept;
@@ -72,6 +95,8 @@ class Agent {
   Sender* sender_ = nullptr;
   std::vector<Sender*> abandoned_;  // parents' senders, kept reachable in a child
   std::atomic<std::uint32_t> buffer_events_{16384};
+  std::atomic<DeviceSource> device_source_{DeviceSource::kNone};
+  std::atomic<void (*)() noexcept> stop_hook_{nullptr};
   bool hooks_installed_ = false;
   pid_t forking_pid_ = 0;
   pid_t parent_pid_ = 0;  // set in a forked child

@@ -18,10 +18,11 @@ struct AgentCounters {
   std::atomic<std::uint64_t> send_failures{0};
   std::atomic<std::uint64_t> next_seq{0};
   std::atomic<std::uint64_t> drops_reported{0};  // drops announced in batches that were sent
+  std::atomic<std::uint64_t> device_dropped{0};  // device records lost before becoming events
 
   void reset() noexcept {
     for (auto* counter : {&refused, &lost_in_send, &events_sent, &batches_sent, &heartbeats_sent,
-                          &send_failures, &next_seq, &drops_reported}) {
+                          &send_failures, &next_seq, &drops_reported, &device_dropped}) {
       counter->store(0, std::memory_order_relaxed);
     }
   }

@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "agent_state.h"
 #include "buffer_registry.h"
+#include "device_lane.h"
 #include "process_clock.h"
 #include "record.h"
 #include "stallwatch/stallwatch.h"
@@ -58,15 +59,16 @@ inline int status(bool recorded) noexcept {
   return buffer;
 }
 
+// `lane` 0 records on the calling thread's own id.
 [[gnu::cold, gnu::noinline]] int record_slow(RecordKind kind, sw_name_t cat, sw_name_t name,
                                              std::int64_t ts, std::int64_t value,
-                                             std::uint8_t flags) noexcept {
+                                             std::uint8_t flags, std::uint32_t lane = 0) noexcept {
   bool off = false;
   ThreadBuffer* buffer = buffer_slow(&off);
   if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
   if (kind != RecordKind::kComplete) ts = read_ticks();
-  return status(
-      buffer->record(kind, name_index(cat), name_index(name), ts, value, 0, buffer->tid(), flags));
+  return status(buffer->record(kind, name_index(cat), name_index(name), ts, value, 0,
+                               lane != 0 ? lane : buffer->tid(), flags));
 }
 
 [[gnu::cold, gnu::noinline]] sw_region_t region_begin_slow(sw_name_t cat, sw_name_t name) noexcept {
@@ -98,17 +100,17 @@ inline int status(bool recorded) noexcept {
 }
 
 inline int record_now(RecordKind kind, sw_name_t cat, sw_name_t name, std::int64_t value,
-                      std::uint8_t flags) noexcept {
+                      std::uint8_t flags, std::uint32_t lane = 0) noexcept {
   const AgentState state = current_state();
   if (state == AgentState::kRunning) [[likely]] {
     if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
       return status(buffer->record(kind, name_index(cat), name_index(name), read_ticks(), value, 0,
-                                   buffer->tid(), flags));
+                                   lane != 0 ? lane : buffer->tid(), flags));
     }
   } else if (state == AgentState::kDisabled) {
     return SW_DISABLED;
   }
-  return record_slow(kind, cat, name, 0, value, flags);
+  return record_slow(kind, cat, name, 0, value, flags, lane);
 }
 
 }  // namespace
@@ -174,6 +176,35 @@ SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t 
   }
   if (dur_ns < 0) return SW_ERR_INVALID_ARGUMENT;
   return stallwatch::agent::record_slow(RecordKind::kComplete, cat, name, start_ns, dur_ns, 0);
+}
+
+SW_API int sw_complete_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, int64_t start_ns,
+                          int64_t dur_ns) noexcept {
+  if (!stallwatch::agent::is_device_lane(lane) || dur_ns < 0) [[unlikely]]
+    return SW_ERR_INVALID_ARGUMENT;
+  const AgentState state = stallwatch::agent::current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      return stallwatch::agent::status(buffer->record(RecordKind::kComplete, name_index(cat),
+                                                      name_index(name), start_ns, dur_ns, 0, lane,
+                                                      0));
+    }
+  } else if (state == AgentState::kDisabled) {
+    return SW_DISABLED;
+  }
+  return stallwatch::agent::record_slow(RecordKind::kComplete, cat, name, start_ns, dur_ns, 0,
+                                        lane);
+}
+
+SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, double value) noexcept {
+  if (!stallwatch::agent::is_device_lane(lane)) return SW_ERR_INVALID_ARGUMENT;
+  return stallwatch::agent::record_now(RecordKind::kCounter, cat, name,
+                                       std::bit_cast<std::int64_t>(value),
+                                       stallwatch::agent::kRecordValueIsDouble, lane);
+}
+
+SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) noexcept {
+  return stallwatch::agent::device_lane(device, stream);
 }
 
 SW_API int sw_mark(sw_name_t cat, sw_name_t name, int64_t value) noexcept {

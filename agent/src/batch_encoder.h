@@ -36,6 +36,8 @@ class BatchEncoder {
 
   void set_source(SourceInfo source);
   const SourceInfo& source() const noexcept { return source_; }
+  // Changes only the declared device source (it may change at run time).
+  void set_device_source(DeviceSource source) noexcept { source_.device_source = source; }
 
   void reset() noexcept;
   // False when the batch is full; the record is then not part of it.

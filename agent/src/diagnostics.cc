@@ -29,7 +29,33 @@ std::int64_t monotonic_ns() noexcept {
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
+__attribute__((format(printf, 1, 0))) void write_line(const char* format, va_list args,
+                                                  std::uint64_t skipped) noexcept {
+  char line[512];
+  int length = std::snprintf(line, sizeof(line), "stallwatch: ");
+  length +=
+      std::vsnprintf(line + length, sizeof(line) - static_cast<std::size_t>(length), format, args);
+  if (length > static_cast<int>(sizeof(line)) - 40) length = static_cast<int>(sizeof(line)) - 40;
+  if (skipped > 0) {
+    length += std::snprintf(line + length, sizeof(line) - static_cast<std::size_t>(length),
+                            " (%llu earlier problems not shown)",
+                            static_cast<unsigned long long>(skipped));
+  }
+  if (length > static_cast<int>(sizeof(line)) - 2) length = static_cast<int>(sizeof(line)) - 2;
+  line[length++] = '\n';
+  [[maybe_unused]] const ssize_t written =
+      write(STDERR_FILENO, line, static_cast<std::size_t>(length));
+}
+
 }  // namespace
+
+void report_notice(const char* format, ...) noexcept {
+  if (!logging_enabled()) return;
+  va_list args;
+  va_start(args, format);
+  write_line(format, args, 0);
+  va_end(args);
+}
 
 void report_problem(const char* format, ...) noexcept {
   if (!logging_enabled()) return;
@@ -40,24 +66,11 @@ void report_problem(const char* format, ...) noexcept {
     suppressed.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  char line[512];
-  int length = std::snprintf(line, sizeof(line), "stallwatch: ");
+  const std::uint64_t skipped = suppressed.exchange(0, std::memory_order_relaxed);
   va_list args;
   va_start(args, format);
-  length +=
-      std::vsnprintf(line + length, sizeof(line) - static_cast<std::size_t>(length), format, args);
+  write_line(format, args, skipped);
   va_end(args);
-  if (length > static_cast<int>(sizeof(line)) - 40) length = static_cast<int>(sizeof(line)) - 40;
-  const std::uint64_t skipped = suppressed.exchange(0, std::memory_order_relaxed);
-  if (skipped > 0) {
-    length += std::snprintf(line + length, sizeof(line) - static_cast<std::size_t>(length),
-                            " (%llu earlier problems not shown)",
-                            static_cast<unsigned long long>(skipped));
-  }
-  if (length > static_cast<int>(sizeof(line)) - 2) length = static_cast<int>(sizeof(line)) - 2;
-  line[length++] = '\n';
-  [[maybe_unused]] const ssize_t written =
-      write(STDERR_FILENO, line, static_cast<std::size_t>(length));
 }
 
 }  // namespace stallwatch::agent

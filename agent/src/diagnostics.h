@@ -9,4 +9,9 @@ namespace stallwatch::agent {
 // hot path and never for expected drops. Any thread; never throws.
 void report_problem(const char* format, ...) noexcept __attribute__((format(printf, 1, 2)));
 
+// Writes one line "stallwatch: <message>" to stderr, unthrottled (but never
+// when STALLWATCH_LOG=0), for a once-per-decision notice whose caller makes
+// sure it is rare, e.g. the one line that says a GPU source fell back.
+void report_notice(const char* format, ...) noexcept __attribute__((format(printf, 1, 2)));
+
 }  // namespace stallwatch::agent

@@ -19,11 +19,13 @@ constexpr std::int64_t kConnectGraceNs = 2000 * kNsPerMs;
 }  // namespace
 
 Sender::Sender(const AgentConfig& config, SourceInfo source, BufferRegistry& registry,
-               const NameTable& names, AgentCounters& counters, Wakeup& wakeup, FlushSignal& flush)
+               const NameTable& names, AgentCounters& counters, Wakeup& wakeup, FlushSignal& flush,
+               const std::atomic<DeviceSource>& device_source)
     : registry_(registry),
       counters_(counters),
       wakeup_(wakeup),
       flush_(flush),
+      device_source_(device_source),
       clock_(ProcessClock::instance()),
       encoder_(names, config.batch_events),
       flush_interval_ns_(config.flush_interval_ms * kNsPerMs),
@@ -191,10 +193,13 @@ bool Sender::cycle(bool final) {
 
 void Sender::send_batch(const TimeBase& time_base, bool final) {
   const std::uint64_t events = encoder_.size();
+  const DeviceSource device_source = device_source_.load(std::memory_order_relaxed);
+  if (device_source != encoder_.source().device_source) encoder_.set_device_source(device_source);
   encoder_.prepare(time_base);
   const std::uint64_t drops = registry_.dropped() +
                               counters_.refused.load(std::memory_order_relaxed) +
-                              counters_.lost_in_send.load(std::memory_order_relaxed);
+                              counters_.lost_in_send.load(std::memory_order_relaxed) +
+                              counters_.device_dropped.load(std::memory_order_relaxed);
   const std::uint64_t reported = counters_.drops_reported.load(std::memory_order_relaxed);
   const std::int64_t sent_at_ns = clock_.now_ns();
   const std::uint64_t seq = counters_.next_seq.fetch_add(1, std::memory_order_relaxed);

@@ -39,11 +39,13 @@ namespace stallwatch::agent {
 // on the starting thread (the socket then belongs to the sender thread),
 // stop() to join. After fork the child calls abandon() and never touches the
 // thread, socket or context again. Does not own the registry, names,
-// counters, wakeup or flush signal.
+// counters, wakeup, flush signal or device source.
 class Sender {
  public:
+  // `device_source` is read before every batch: the declared source may change at run time.
   Sender(const AgentConfig& config, SourceInfo source, BufferRegistry& registry,
-         const NameTable& names, AgentCounters& counters, Wakeup& wakeup, FlushSignal& flush);
+         const NameTable& names, AgentCounters& counters, Wakeup& wakeup, FlushSignal& flush,
+         const std::atomic<DeviceSource>& device_source);
   ~Sender();
   Sender(const Sender&) = delete;
   Sender& operator=(const Sender&) = delete;
@@ -69,6 +71,7 @@ class Sender {
   AgentCounters& counters_;
   Wakeup& wakeup_;
   FlushSignal& flush_;
+  const std::atomic<DeviceSource>& device_source_;
   ProcessClock& clock_;
   BatchEncoder encoder_;
   std::int64_t flush_interval_ns_;

@@ -27,6 +27,7 @@ for _path in reversed(_PATHS):
         sys.path.insert(0, _path)
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
+from daemon_fixture import daemon  # noqa: E402,F401 (the fixture, for every test module)
 from wire_capture import Capture, Event  # noqa: E402
 
 PRELUDE = """
@@ -46,6 +47,8 @@ def child_env(capture: Optional[Capture], **extra: str) -> Dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(_PATHS + [_HERE])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["STALLWATCH_LOG"] = "0"
+    # No GPU source unless a test asks: a machine's real CUPTI/NVML would add events.
+    env["STALLWATCH_GPU"] = "none"
     if capture is not None:
         env["STALLWATCH_COLLECTOR"] = capture.endpoint
     else:

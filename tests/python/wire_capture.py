@@ -18,6 +18,7 @@ from swtest.wire.Batch import Batch
 
 KINDS = {0: "begin", 1: "end", 2: "complete", 3: "mark", 4: "counter"}
 ROLES = {0: "main", 1: "worker"}
+DEVICE_SOURCES = {0: "none", 1: "cupti", 2: "cuda-events", 3: "nvml"}
 
 
 @dataclasses.dataclass
@@ -28,6 +29,7 @@ class Event:
     ts_ns: int
     dur_ns: int
     value: int
+    flags: int
     tid: int
     region_id: int
     pid: int
@@ -42,6 +44,7 @@ class Decoded:
     pid: int
     ppid: int
     role: str
+    device_source: str
     seq: int
     final: bool
     dropped_since_last: int
@@ -58,10 +61,13 @@ def decode(frame: bytes) -> Decoded:
     for i in range(batch.EventsLength()):
         e = batch.Events(i)
         events.append(Event(kind=KINDS[e.Kind()], cat=strings[e.Cat()], name=strings[e.Name()],
-                            ts_ns=e.TsNs(), dur_ns=e.DurNs(), value=e.Value(), tid=e.Tid(),
+                            ts_ns=e.TsNs(), dur_ns=e.DurNs(), value=e.Value(), flags=e.Flags(),
+                            tid=e.Tid(),
                             region_id=e.RegionId(), pid=source.Pid(), role=role))
     return Decoded(job=source.Job().decode(), rank=source.Rank(), host=source.Host().decode(),
-                   pid=source.Pid(), ppid=source.Ppid(), role=role, seq=batch.Seq(),
+                   pid=source.Pid(), ppid=source.Ppid(), role=role,
+                   device_source=DEVICE_SOURCES.get(source.DeviceSource(), "unknown"),
+                   seq=batch.Seq(),
                    final=bool(batch.Final()), dropped_since_last=batch.DroppedSinceLast(),
                    events=events)
 

@@ -13,7 +13,7 @@
  *     and never aborts the host process. Failures are status codes or counters.
  *   - It is safe from any thread, and in a child after fork(): the child gets
  *     its own sender and reports its own pid and its parent's.
- *   - Recording calls (sw_region_begin/end, sw_complete, sw_mark, sw_counter*)
+ *   - Recording calls (sw_region_begin/end, sw_complete*, sw_mark, sw_counter*)
  *     do no allocation, lock, system call or logging. With STALLWATCH_ENABLE=0
  *     each is one predictable branch.
  *
@@ -39,6 +39,9 @@
  * diagnostics (at most one line per second on stderr, only for real
  * problems); STALLWATCH_CLOCK=monotonic forces CLOCK_MONOTONIC instead of the
  * calibrated TSC clock ("tsc" forces the TSC when it is invariant).
+ * STALLWATCH_GPU, STALLWATCH_CUPTI_PATH, STALLWATCH_NVML_PATH,
+ * STALLWATCH_CUPTI_BUFFERS and STALLWATCH_CUPTI_BUFFER_KB configure the
+ * device activity sources (sw_gpu_start).
  *
  * Ownership: sw_config objects belong to the caller (sw_config_free). Strings
  * passed in are copied before the call returns. Strings returned
@@ -200,6 +203,102 @@ typedef struct sw_stats {
 /* Fills `out` (set out->size first). Works in every state. In a forked child
  * the counters start from zero. */
 SW_API int sw_get_stats(sw_stats* out) SW_NOEXCEPT;
+
+/* ---- device activity (GPU) --------------------------------------------- */
+
+/* A lane: the thread id that device work is recorded under, one per (device,
+ * stream), so that a timeline shows one row per stream. Lanes have the high
+ * bit set, so they never equal a real thread id (Linux tids are below 2^22). */
+typedef uint32_t sw_lane_t;
+
+/* The stream of a device-wide lane (counters that describe the whole device). */
+#define SW_STREAM_DEVICE_WIDE 0xffffffu
+
+/* The lane of `stream` on `device`: devices 0..127, streams folded into their
+ * low 24 bits. Pure function; never 0. */
+SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) SW_NOEXCEPT;
+
+/* Records a finished piece of device work [start_ns, start_ns + dur_ns) on
+ * `lane` (start_ns on the sw_now_ns() clock), e.g. ("gpu", kernel name) for a
+ * kernel; the collector classes cat "gpu" as DEVICE_BUSY. A hot-path call like
+ * sw_complete, from any thread. SW_ERR_INVALID_ARGUMENT (not counted) when
+ * `lane` is not a device lane or dur_ns < 0. */
+SW_API int sw_complete_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, int64_t start_ns,
+                          int64_t dur_ns) SW_NOEXCEPT;
+
+/* Records a counter sample now on `lane` (e.g. a GPU's utilization on its
+ * device-wide lane). SW_ERR_INVALID_ARGUMENT (not counted) for a non-lane. */
+SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
+                             double value) SW_NOEXCEPT;
+
+/* Where this process's device-busy signal comes from: the wire's
+ * Source.device_source, sent in every batch. */
+#define SW_DEVICE_SOURCE_NONE 0
+#define SW_DEVICE_SOURCE_CUPTI 1
+#define SW_DEVICE_SOURCE_CUDA_EVENTS 2
+#define SW_DEVICE_SOURCE_NVML 3
+
+/* Starts the device activity sources (agent/gpu/README.md). `mode`:
+ *   "auto"         CUPTI when it loads, a device is there and no other CUPTI
+ *                  client (Nsight Systems, a profiler) holds it; else none
+ *   "cupti"        the CUPTI Activity API: every kernel, memcpy and memset
+ *                  becomes a cat "gpu" complete event on its stream's lane
+ *   "cuda-events"  the caller records device spans itself (sw_complete_on);
+ *                  this only declares it (stallwatch.torch does so)
+ *   "nvml"         NVML counters alone (a cross-check, not device-busy time)
+ *   "none"         nothing
+ * or a comma-separated preference list ("cupti,cuda-events"): the first that
+ * starts wins. NULL reads STALLWATCH_GPU, default "auto". NVML counters (cat
+ * "gpu_counters", 1 Hz) run alongside every mode but "none" when
+ * libnvidia-ml.so.1 loads. When the first preference cannot start (library
+ * missing, no GPU or driver, CUPTI taken) the agent writes exactly one line
+ * on stderr saying why and what it uses instead (unless STALLWATCH_LOG=0);
+ * it never fails the host. The declared device_source follows the winner:
+ * cupti, cuda-events, nvml (NVML alone), or the configured one for none.
+ * STALLWATCH_CUPTI_PATH / STALLWATCH_NVML_PATH name the library files to use
+ * instead of searching for them.
+ *
+ * Starts the agent lazily, as recording calls do. Returns SW_OK (the winner is
+ * in sw_gpu_get_stats), SW_ERR_BAD_VALUE for an unknown mode,
+ * SW_ERR_ALREADY_STARTED, SW_DISABLED, or the error that kept the agent from
+ * starting. Takes a lock and may wait a few milliseconds: not for hot paths. */
+SW_API int sw_gpu_start(const char* mode) SW_NOEXCEPT;
+
+/* Delivers the device records still buffered (a forced CUPTI flush) and
+ * stops the sources. The declared device_source stays: the events already
+ * sent came from that source (a later sw_gpu_start declares its own winner).
+ * sw_stop() does it first; call it before exit() in C/C++ programs, since at process exit the
+ * agent no longer calls into CUDA libraries (their own teardown may have run)
+ * and loses the last ~100 ms of records. SW_ERR_NOT_STARTED when not running. */
+SW_API int sw_gpu_stop(void) SW_NOEXCEPT;
+
+typedef struct sw_gpu_stats {
+  uint32_t size;               /* in: sizeof(sw_gpu_stats) of the caller's header;
+                                  out: bytes filled */
+  uint32_t device_source;      /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
+  uint32_t running;            /* 1 between a successful sw_gpu_start and sw_gpu_stop */
+  uint32_t nvml_devices;       /* devices NVML samples; 0 when NVML is off */
+  uint64_t activity_records;   /* CUPTI records turned into events */
+  uint64_t activity_dropped;   /* CUPTI records lost before becoming events (no free buffer,
+                                  unreadable); also reported on the wire as agent drops */
+  uint64_t activity_skipped;   /* records of other kinds or without timestamps, ignored */
+  uint64_t buffers_completed;  /* activity buffers CUPTI handed back */
+  uint64_t buffers_refused;    /* buffer requests refused: the fixed pool was exhausted */
+  uint64_t clock_samples;      /* (CUPTI clock, agent clock) pairs taken */
+  uint64_t clock_resets;       /* CUPTI clock steps that restarted the mapping */
+  uint64_t nvml_samples;       /* NVML counter events recorded */
+  uint64_t nvml_errors;        /* NVML readings that failed */
+  uint32_t fell_back;          /* 1 when the last sw_gpu_start's first preference could not
+                                  start (and its one line on stderr said so) */
+} sw_gpu_stats;
+
+/* Fills `out` (set out->size first). Works in every state. */
+SW_API int sw_gpu_get_stats(sw_gpu_stats* out) SW_NOEXCEPT;
+
+/* Copies the outcome of the last sw_gpu_start in words ("cupti", or
+ * "compute-proxy (cupti: libcupti.so not found)") into `buffer` (NUL
+ * terminated, truncated to `size`). Returns the full length. */
+SW_API size_t sw_gpu_describe(char* buffer, size_t size) SW_NOEXCEPT;
 
 #if defined(__cplusplus)
 } /* extern "C" */

@@ -132,4 +132,32 @@ inline sw_stats stats() noexcept {
   return out;
 }
 
+// Device activity (see sw_gpu_start): a lane per device stream, device work
+// recorded on it, and the GPU activity session.
+inline sw_lane_t device_lane(std::uint32_t device, std::uint32_t stream) noexcept {
+  return sw_device_lane(device, stream);
+}
+inline int complete_on(sw_lane_t lane, Name cat, Name name, std::int64_t start_ns,
+                       std::int64_t dur_ns) noexcept {
+  return sw_complete_on(lane, cat.id(), name.id(), start_ns, dur_ns);
+}
+inline int counter_on(sw_lane_t lane, Name cat, Name name, double value) noexcept {
+  return sw_counter_f64_on(lane, cat.id(), name.id(), value);
+}
+// `mode`: "auto", "cupti", "cuda-events", "nvml", "none" or a preference
+// list; nullptr reads STALLWATCH_GPU.
+inline int gpu_start(const char* mode = nullptr) noexcept {
+  return sw_gpu_start(mode);
+}
+inline int gpu_stop() noexcept {
+  return sw_gpu_stop();
+}
+// The GPU sources' statistics; all zero except size when the call failed.
+inline sw_gpu_stats gpu_stats() noexcept {
+  sw_gpu_stats out{};
+  out.size = sizeof(sw_gpu_stats);
+  sw_gpu_get_stats(&out);
+  return out;
+}
+
 }  // namespace stallwatch

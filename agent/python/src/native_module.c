@@ -11,6 +11,7 @@
 
 #include <Python.h>
 #include <stallwatch/stallwatch.h>
+#include <string.h>
 
 #include "region_stack.h"
 #include "region_type.h"
@@ -228,6 +229,86 @@ static PyObject* native_stats(PyObject* module, PyObject* unused) {
   return dict;
 }
 
+static PyObject* native_device_lane(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("device_lane", nargs, 2, 2)) return NULL;
+  unsigned long device = PyLong_AsUnsignedLong(args[0]);
+  if (device == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+  unsigned long long stream = PyLong_AsUnsignedLongLong(args[1]);
+  if (stream == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  return PyLong_FromUnsignedLong(sw_device_lane((uint32_t)device, (uint32_t)stream));
+}
+
+static PyObject* native_complete_on(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("complete_on", nargs, 5, 5)) return NULL;
+  unsigned long lane = PyLong_AsUnsignedLong(args[0]);
+  if (lane == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+  if (!as_name(args[1], &cat) || !as_name(args[2], &name)) return NULL;
+  long long start_ns = PyLong_AsLongLong(args[3]);
+  long long dur_ns = PyLong_AsLongLong(args[4]);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_complete_on((sw_lane_t)lane, cat, name, start_ns, dur_ns));
+}
+
+static PyObject* native_gpu_start(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("gpu_start", nargs, 0, 1)) return NULL;
+  const char* mode = NULL;
+  if (nargs == 1 && args[0] != Py_None) {
+    mode = PyUnicode_AsUTF8AndSize(args[0], NULL);
+    if (mode == NULL) return NULL;
+  }
+  PyThreadState* saved = PyEval_SaveThread();
+  int status = sw_gpu_start(mode);
+  PyEval_RestoreThread(saved);
+  return PyLong_FromLong(status);
+}
+
+static PyObject* native_gpu_stop(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  PyThreadState* saved = PyEval_SaveThread();
+  int status = sw_gpu_stop();
+  PyEval_RestoreThread(saved);
+  return PyLong_FromLong(status);
+}
+
+static PyObject* native_gpu_stats(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  sw_gpu_stats stats = {0};
+  stats.size = (uint32_t)sizeof(stats);
+  int status = sw_gpu_get_stats(&stats);
+  char description[512];
+  sw_gpu_describe(description, sizeof(description));
+  PyObject* dict = PyDict_New();
+  if (dict == NULL) return NULL;
+  int rc = put_i64(dict, "status", status) |
+           put_u64(dict, "device_source", stats.device_source) |
+           put_u64(dict, "running", stats.running) |
+           put_u64(dict, "nvml_devices", stats.nvml_devices) |
+           put_u64(dict, "activity_records", stats.activity_records) |
+           put_u64(dict, "activity_dropped", stats.activity_dropped) |
+           put_u64(dict, "activity_skipped", stats.activity_skipped) |
+           put_u64(dict, "buffers_completed", stats.buffers_completed) |
+           put_u64(dict, "buffers_refused", stats.buffers_refused) |
+           put_u64(dict, "clock_samples", stats.clock_samples) |
+           put_u64(dict, "clock_resets", stats.clock_resets) |
+           put_u64(dict, "nvml_samples", stats.nvml_samples) |
+           put_u64(dict, "nvml_errors", stats.nvml_errors) |
+           put_u64(dict, "fell_back", stats.fell_back) |
+           put_obj(dict, "description",
+                   PyUnicode_DecodeUTF8(description, (Py_ssize_t)strlen(description), "replace"));
+  if (rc != 0) {
+    Py_DECREF(dict);
+    return NULL;
+  }
+  return dict;
+}
+
 static PyObject* native_stack_depth(PyObject* module, PyObject* unused) {
   (void)module;
   (void)unused;
@@ -263,6 +344,16 @@ static PyMethodDef native_methods[] = {
     {"strerror", SW_FASTCALL(native_strerror), METH_FASTCALL,
      "strerror(status) -> str: what a status code means."},
     {"stats", native_stats, METH_NOARGS, "stats() -> dict: the agent's own counters."},
+    {"device_lane", SW_FASTCALL(native_device_lane), METH_FASTCALL,
+     "device_lane(device, stream) -> int: the lane (synthetic thread id) of a device stream."},
+    {"complete_on", SW_FASTCALL(native_complete_on), METH_FASTCALL,
+     "complete_on(lane, cat_id, name_id, start_ns, dur_ns) -> status: device work on a lane."},
+    {"gpu_start", SW_FASTCALL(native_gpu_start), METH_FASTCALL,
+     "gpu_start(mode: str | None) -> status: starts the GPU activity sources."},
+    {"gpu_stop", native_gpu_stop, METH_NOARGS,
+     "gpu_stop() -> status: delivers pending device records and stops the sources."},
+    {"gpu_stats", native_gpu_stats, METH_NOARGS,
+     "gpu_stats() -> dict: the GPU sources' counters and the chosen source in words."},
     {"stack_depth", native_stack_depth, METH_NOARGS,
      "stack_depth() -> int: regions this thread has open through Region objects."},
     {NULL, NULL, 0, NULL},
@@ -290,6 +381,7 @@ static int native_exec(PyObject* module) {
   if (add_int(module, "OK", SW_OK) || add_int(module, "DROPPED", SW_DROPPED) ||
       add_int(module, "DISABLED", SW_DISABLED) ||
       add_int(module, "ERR_ALREADY_STARTED", SW_ERR_ALREADY_STARTED) ||
+      add_int(module, "STREAM_DEVICE_WIDE", (long)SW_STREAM_DEVICE_WIDE) ||
       add_int(module, "MAX_DEPTH", kSwpyMaxDepth)) {
     return -1;
   }

@@ -44,6 +44,10 @@ Hence a pydftracer trace with N AI events corresponds to exactly N regions and
 A decorator given ``enable=False`` never records; otherwise the node's enabled
 state is read at each call (pydftracer freezes it when decorating).
 
+GPU activity: :func:`gpu_start` picks a device-busy source (CUPTI, CUDA
+events, NVML counters; ``stallwatch.torch.instrument(gpu=...)`` does it for
+PyTorch), :func:`gpu_stats` says which one runs and why.
+
 Environment: ``STALLWATCH_COLLECTOR`` (endpoint), ``STALLWATCH_JOB``,
 ``STALLWATCH_RANK`` (fixed at import, see :mod:`stallwatch._identity`, and
 inherited by child processes), ``STALLWATCH_ENABLE=0`` (everything becomes a
@@ -63,6 +67,9 @@ from stallwatch._agent import (  # noqa: E402
     OK,
     Region,
     flush,
+    gpu_start,
+    gpu_stats,
+    gpu_stop,
     is_enabled,
     load_error,
     now_ns,
@@ -111,7 +118,7 @@ __all__ = [
     "AI", "CheckpointEvent", "CommunicationEvent", "ComputeEvent", "DFTRACER_ENABLE",
     "DFTracerAI", "DISABLED", "DROPPED", "DataEvent", "DataLoaderEvent", "DeviceEvent", "OK",
     "PipelineEvent", "ProfileCategory", "Region", "ai", "checkpoint", "comm", "compute",
-    "counter", "data", "dataloader", "device", "dft_fn", "dftracer", "flush",
-    "install_dftracer_alias", "is_enabled", "load_error", "mark", "now_ns", "pipeline", "start",
-    "stats", "stop", "strerror",
+    "counter", "data", "dataloader", "device", "dft_fn", "dftracer", "flush", "gpu_start",
+    "gpu_stats", "gpu_stop", "install_dftracer_alias", "is_enabled", "load_error", "mark",
+    "now_ns", "pipeline", "start", "stats", "stop", "strerror",
 ]

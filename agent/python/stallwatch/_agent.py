@@ -159,6 +159,48 @@ def stats() -> Dict[str, int]:
     return {} if _native is None else _native.stats()
 
 
+DEVICE_SOURCES = {0: "none", 1: "cupti", 2: "cuda-events", 3: "nvml"}
+
+
+def device_lane(device: int, stream: int) -> int:
+    """The lane (synthetic thread id) of `stream` on `device` (sw_device_lane)."""
+    if _native is None:
+        return 0
+    return _native.device_lane(int(device) & 0x7F, int(stream) & 0xFFFFFF)
+
+
+def complete_on(lane: int, cat_id: int, name_id_: int, start_ns: int, dur_ns: int) -> int:
+    """Records finished device work on a lane; returns a status."""
+    if _native is None or not lane or not name_id_:
+        return DISABLED
+    return _native.complete_on(lane, cat_id, name_id_, start_ns, max(dur_ns, 0))
+
+
+def gpu_start(mode: Optional[str] = None) -> int:
+    """Starts the GPU activity sources (sw_gpu_start): ``auto``, ``cupti``,
+    ``cuda-events``, ``nvml``, ``none`` or a comma-separated preference list;
+    None reads STALLWATCH_GPU. Returns a status; never raises for a source that
+    is missing (it falls back, and says so in one line on stderr)."""
+    if _native is None:
+        return DISABLED
+    return _native.gpu_start(mode)
+
+
+def gpu_stop() -> int:
+    """Delivers the device records still buffered and stops the GPU sources."""
+    return DISABLED if _native is None else _native.gpu_stop()
+
+
+def gpu_stats() -> Dict[str, Any]:
+    """The GPU sources' counters; ``source`` names the device source in force
+    and ``description`` says what was chosen and why."""
+    if _native is None:
+        return {"source": "none", "running": 0, "description": "stallwatch agent not loaded"}
+    out: Dict[str, Any] = dict(_native.gpu_stats())
+    out["source"] = DEVICE_SOURCES.get(out.get("device_source", 0), "none")
+    return out
+
+
 def strerror(status: int) -> str:
     """What a status code means."""
     if _native is None:

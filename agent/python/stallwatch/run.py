@@ -1,5 +1,5 @@
-"""``python -m stallwatch.run [--transfer] [-m module | script.py] [args...]``: run a
-training script with zero-code PyTorch instrumentation.
+"""``python -m stallwatch.run [--transfer] [--gpu MODE] [-m module | script.py] [args...]``:
+run a training script with zero-code PyTorch instrumentation.
 
 The script sees the command line it expects (``sys.argv[0]`` is the script),
 runs as ``__main__`` (so ``if __name__ == "__main__":`` and multiprocessing's
@@ -7,7 +7,9 @@ spawn work), and the process exits with the script's own exit status. With
 ``STALLWATCH_DFTRACER_ALIAS=1``, ``import dftracer...`` resolves to stallwatch
 when dftracer is not installed. ``STALLWATCH_ENABLE=0`` runs the script
 untouched. ``--transfer`` also records ``Tensor.to(device)`` copies as
-``device/transfer`` regions.
+``device/transfer`` regions. ``--gpu MODE`` picks the device-busy source:
+``auto`` (the default, or ``STALLWATCH_GPU``), ``cupti``, ``cuda-events``,
+``nvml``, ``none``, or a comma-separated preference list.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import runpy
 import sys
 from typing import List, Optional
 
-_USAGE = "usage: python -m stallwatch.run [--transfer] [-m module | script.py] [args...]"
+_USAGE = ("usage: python -m stallwatch.run [--transfer] [--gpu MODE] "
+          "[-m module | script.py] [args...]")
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -27,9 +30,19 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(_USAGE, file=sys.stderr if not args else sys.stdout)
         raise SystemExit(2 if not args else 0)
 
-    transfer = args[0] == "--transfer"
-    if transfer:
-        args = args[1:]
+    transfer = False
+    gpu: Optional[str] = None
+    while args and (args[0] in ("--transfer", "--gpu") or args[0].startswith("--gpu=")):
+        option = args.pop(0)
+        if option == "--transfer":
+            transfer = True
+        elif option.startswith("--gpu="):
+            gpu = option[len("--gpu="):]
+        elif args:
+            gpu = args.pop(0)
+        else:
+            print(_USAGE, file=sys.stderr)
+            raise SystemExit(2)
     if not args:
         print(_USAGE, file=sys.stderr)
         raise SystemExit(2)
@@ -39,7 +52,7 @@ def main(argv: Optional[List[str]] = None) -> None:
 
     if os.environ.get("STALLWATCH_DFTRACER_ALIAS", "") == "1":
         stallwatch.install_dftracer_alias()
-    sw_torch.instrument(transfer=transfer)
+    sw_torch.instrument(transfer=transfer, gpu=gpu)
 
     if args[0] == "-m":
         if len(args) < 2:

@@ -69,5 +69,30 @@ TEST(CppWrapper, ScopedRegionsNamesConfigAndStats) {
   });
 }
 
+TEST(CppWrapper, DeviceLanesAndTheGpuSession) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    ASSERT_EQ(start_agent(collector.endpoint()), SW_OK);
+    EXPECT_EQ(gpu_start("gpu"), SW_ERR_BAD_VALUE);
+    ASSERT_EQ(gpu_start("cuda-events"), SW_OK);
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUDA_EVENTS));
+    const sw_lane_t lane = device_lane(2, 9);
+    EXPECT_EQ(lane, sw_device_lane(2, 9));
+    const Name gpu("gpu");
+    EXPECT_EQ(complete_on(lane, gpu, Name("forward"), now_ns() - 1000, 1000), SW_OK);
+    EXPECT_EQ(counter_on(lane, Name("gpu_counters"), Name("util"), 0.5), SW_OK);
+    EXPECT_EQ(complete_on(0, gpu, Name("forward"), now_ns(), 1), SW_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(gpu_stop(), SW_OK);
+    ASSERT_EQ(stop(), SW_OK);
+    ASSERT_TRUE(collector.receive_until([](const auto& b) { return has_final(b); }, kPatience));
+    int on_lane = 0;
+    for (const ReceivedBatch& batch : collector.received()) {
+      for (const ReceivedEvent& e : batch.events) on_lane += e.tid == lane;
+    }
+    EXPECT_EQ(on_lane, 2);
+    EXPECT_EQ(collector.received().back().device_source, SW_DEVICE_SOURCE_CUDA_EVENTS);
+  });
+}
+
 }  // namespace
 }  // namespace stallwatch::test

@@ -19,6 +19,12 @@ dataset ``__getitem__``                      region ``data/item`` in workers
                                              (in-process with num_workers=0 only
                                              with ``inline_items=True``)
 ``Tensor.to(other device)`` (opt-in)         region ``device/transfer``
+the GPU (``gpu=``, default ``auto``)         CUPTI: every kernel, memcpy and
+                                             memset as ``gpu`` complete events
+                                             per stream; else CUDA-event spans
+                                             ``gpu/forward``, ``gpu/backward``,
+                                             ``gpu/step``; NVML counters
+                                             ``gpu_counters/nvml.*`` alongside
 ===========================================  ====================================
 
 The regions are nodes of :data:`stallwatch.ai`, so ``ai.compute.disable()``
@@ -32,21 +38,29 @@ from __future__ import annotations
 
 import warnings
 
+from typing import Optional
+
 from stallwatch import _agent
 from stallwatch.torch._state import STATE
 
-__all__ = ["instrument", "instrumented", "uninstrument"]
+__all__ = ["device_source", "instrument", "instrumented", "uninstrument"]
 
 
 def instrument(*, dataloader: bool = True, forward: bool = True, backward: bool = True,
                optimizer: bool = True, workers: bool = True, items: bool = True,
-               inline_items: bool = False, transfer: bool = False) -> bool:
+               inline_items: bool = False, transfer: bool = False,
+               gpu: Optional[str] = None) -> bool:
     """Instruments PyTorch in this process (idempotent); True when anything was installed.
 
     `workers`: instrument data-loader worker processes; `items`: there, record
     the dataset's ``__getitem__`` as ``data/item`` regions; `inline_items`:
     record them in this process too when num_workers=0 (they then nest inside
     the fetch wait, which already counts that time; about 0.3 us per item).
+    `gpu`: the device-busy source -- ``auto`` (CUPTI, else CUDA-event spans
+    when PyTorch has a CUDA device, else none), ``cupti``, ``cuda-events``,
+    ``nvml``, ``none``, or a comma-separated preference list; None reads
+    ``STALLWATCH_GPU``, default ``auto`` (agent/gpu/README.md). A source that
+    cannot start falls back, with one line on stderr saying why.
     Does nothing when ``STALLWATCH_ENABLE=0`` or the native agent is missing.
     """
     if _agent.switched_off():
@@ -75,7 +89,20 @@ def instrument(*, dataloader: bool = True, forward: bool = True, backward: bool 
             installed = True
         except Exception as exc:
             warnings.warn(f"stallwatch: could not instrument {what}: {exc}", stacklevel=2)
+    if not STATE.gpu_started:
+        try:
+            from stallwatch.torch import _cuda
+
+            STATE.gpu_started = True
+            _cuda.start_gpu(STATE, gpu)
+        except Exception as exc:
+            warnings.warn(f"stallwatch: GPU activity unavailable: {exc}", stacklevel=2)
     return installed
+
+
+def device_source() -> str:
+    """The device-busy source in force: ``cupti``, ``cuda-events``, ``nvml`` or ``none``."""
+    return str(_agent.gpu_stats().get("source", "none"))
 
 
 def instrumented() -> frozenset:
@@ -85,8 +112,11 @@ def instrumented() -> frozenset:
 
 def uninstrument() -> None:
     """Undoes :func:`instrument`, including dataset classes patched for item regions."""
-    from stallwatch.torch import _optim
+    from stallwatch.torch import _cuda, _optim
 
+    if STATE.gpu_started:
+        STATE.gpu_started = False
+        _cuda.stop_gpu(STATE)
     _optim.remove_hooks(STATE)
     STATE.undo(("compute", "data", "items"))
     STATE.installed.clear()

@@ -5,7 +5,9 @@ region (the model, and a loss module called on its own); submodule calls pass
 straight through after one C-level check. Module calls made while the thread
 waits in a DataLoader fetch (transforms written as modules) are not compute
 and are not recorded. Under ``torch.compile`` tracing the wrapper is
-transparent, so it never causes a graph break.
+transparent, so it never causes a graph break. While the device source is
+CUDA events (``state.gpu_spans``), the outermost forward and backward also
+record ``gpu/forward`` and ``gpu/backward`` spans (torch/_cuda.py).
 """
 
 from __future__ import annotations
@@ -35,21 +37,31 @@ def install_forward(state: TorchState = STATE) -> None:
     fetch = state.fetch
     is_compiling = _compiling_probe()
 
+    def outermost(self: torch.nn.Module, args: Any, kwargs: Any) -> Any:
+        spans = state.gpu_spans
+        if spans is None:
+            with forward:
+                return original(self, *args, **kwargs)
+        token = spans.enter()
+        try:
+            with forward:
+                return original(self, *args, **kwargs)
+        finally:
+            spans.exit(token, "forward")
+
     if is_compiling is None:
 
         def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
             if forward.active() or fetch.active():
                 return original(self, *args, **kwargs)
-            with forward:
-                return original(self, *args, **kwargs)
+            return outermost(self, args, kwargs)
 
     else:
 
         def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
             if is_compiling() or forward.active() or fetch.active():
                 return original(self, *args, **kwargs)
-            with forward:
-                return original(self, *args, **kwargs)
+            return outermost(self, args, kwargs)
 
     state.patch(module_cls, "__call__", __call__, GROUP)
 
@@ -59,17 +71,27 @@ def install_backward(state: TorchState = STATE) -> None:
     tensor_backward = torch.Tensor.backward
     autograd_backward = torch.autograd.backward
 
+    def outermost(run: Any, args: Any, kwargs: Any) -> Any:
+        spans = state.gpu_spans
+        if spans is None:
+            with backward:
+                return run(*args, **kwargs)
+        token = spans.enter()
+        try:
+            with backward:
+                return run(*args, **kwargs)
+        finally:
+            spans.exit(token, "backward")
+
     def traced_tensor_backward(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
         if backward.active():
             return tensor_backward(self, *args, **kwargs)
-        with backward:
-            return tensor_backward(self, *args, **kwargs)
+        return outermost(tensor_backward, (self,) + args, kwargs)
 
     def traced_autograd_backward(*args: Any, **kwargs: Any) -> Any:
         if backward.active():
             return autograd_backward(*args, **kwargs)
-        with backward:
-            return autograd_backward(*args, **kwargs)
+        return outermost(autograd_backward, args, kwargs)
 
     traced_tensor_backward.__doc__ = tensor_backward.__doc__
     traced_autograd_backward.__doc__ = autograd_backward.__doc__

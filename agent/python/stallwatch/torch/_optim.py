@@ -1,4 +1,5 @@
-"""Optimizer step regions (``compute/step``) and the ``step`` mark per optimizer step.
+"""Optimizer step regions (``compute/step``) and the ``step`` mark per optimizer step
+(and, with CUDA-event spans, a ``gpu/step`` span around the outermost step).
 
 torch >= 2.0 has global optimizer step hooks; torch 1.13 does not, so there
 the ``step`` method of each optimizer class is wrapped once: at instrument()
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import importlib
 import threading
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Tuple
 
 import torch
 
@@ -22,10 +23,11 @@ _WRAPPED = "_stallwatch_step_wrapped"
 
 
 class _Opened(threading.local):
-    """Per thread: whether each pending pre-hook opened the step region."""
+    """Per thread: whether each pending pre-hook opened the step region, and the
+    token of the CUDA-event span it started (None without one)."""
 
     def __init__(self) -> None:
-        self.stack: List[bool] = []
+        self.stack: List[Tuple[bool, Any]] = []
 
 
 def _install_global_hooks(state: TorchState) -> bool:
@@ -39,13 +41,21 @@ def _install_global_hooks(state: TorchState) -> bool:
 
     def pre_hook(optimizer: Any, args: Any, kwargs: Any) -> None:
         first = not region.active()
+        token = None
         if first:
+            spans = state.gpu_spans
+            token = spans.enter() if spans is not None else None
             region.__enter__()
-        opened.stack.append(first)
+        opened.stack.append((first, token))
 
     def post_hook(optimizer: Any, args: Any, kwargs: Any) -> None:
-        if opened.stack and opened.stack.pop():
-            region.__exit__(None, None, None)
+        if opened.stack:
+            first, token = opened.stack.pop()
+            if first:
+                region.__exit__(None, None, None)
+                spans = state.gpu_spans
+                if spans is not None:
+                    spans.exit(token, "step")
         state.on_optimizer_step()
 
     state.hook_handles.append(register_pre(pre_hook))
@@ -58,11 +68,19 @@ def _wrap_step(step: Callable[..., Any], state: TorchState) -> Callable[..., Any
 
     @functools.wraps(step)
     def traced_step(self: Any, *args: Any, **kwargs: Any) -> Any:
+        spans = state.gpu_spans
         if region.active():
             result = step(self, *args, **kwargs)
-        else:
+        elif spans is None:
             with region:
                 result = step(self, *args, **kwargs)
+        else:
+            token = spans.enter()
+            try:
+                with region:
+                    result = step(self, *args, **kwargs)
+            finally:
+                spans.exit(token, "step")
         state.on_optimizer_step()
         return result
 

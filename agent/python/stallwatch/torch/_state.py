@@ -55,6 +55,11 @@ class TorchState:
         self.hook_handles: List[Any] = []
         self.installed: Set[str] = set()
         self.in_worker = False
+        # The GPU session (torch/_cuda.py), and its CUDA-event spans while the
+        # device source is cuda-events.
+        self.gpu_started = False
+        self.gpu_spans: Optional[Any] = None
+        self.gpu_stop_registered = False
         self.reset_counters()
 
     def reset_counters(self) -> None:

@@ -73,6 +73,7 @@ def setup_worker(state: TorchState = STATE, items: bool = True) -> None:
     from torch.utils.data import get_worker_info
 
     _agent.start(role="worker")
+    state.gpu_spans = None  # the parent's span resolver has no thread here
     state.undo(("compute",))
     from stallwatch.torch import _optim
 

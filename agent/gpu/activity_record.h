@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace stallwatch::agent {
+
+enum class ActivityKind : std::uint8_t { kKernel, kMemcpy, kMemset };
+
+// One piece of device work as an activity source reports it, before its
+// timestamps are mapped onto the agent's clock: the neutral form CUPTI
+// records are parsed into (cupti_record_parser.h) and that tests build
+// directly. A plain value. `name` views memory owned by the source (CUPTI's
+// kernel name, or a static string) and is valid while the record's buffer is.
+struct ActivityRecord {
+  ActivityKind kind = ActivityKind::kKernel;
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  std::uint64_t start = 0;  // nanoseconds on the source's clock
+  std::uint64_t end = 0;
+  std::string_view name;
+  std::uint32_t correlation = 0;  // CUPTI's id of the API call that launched it
+};
+
+}  // namespace stallwatch::agent

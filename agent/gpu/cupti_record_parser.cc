@@ -1,0 +1,69 @@
+#include "cupti_record_parser.h"
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+
+#include "cupti_abi.h"
+
+namespace stallwatch::agent {
+namespace {
+
+template <typename T>
+T field(const std::uint8_t* record, std::size_t offset) noexcept {
+  T value;
+  std::memcpy(&value, record + offset, sizeof(T));
+  return value;
+}
+
+// Indexed by CUpti_ActivityMemcpyKind (0 is UNKNOWN).
+constexpr std::array<std::string_view, 11> kMemcpyNames{
+    "memcpy",      "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH", "memcpy AtoA",
+    "memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH", "memcpy PtoP"};
+static_assert(kMemcpyNames[cupti::kMemcpyHtoD] == "memcpy HtoD");
+static_assert(kMemcpyNames[cupti::kMemcpyPtoP] == "memcpy PtoP");
+
+template <typename Prefix>
+void read_common(const std::uint8_t* record, ActivityRecord& out) noexcept {
+  out.start = field<std::uint64_t>(record, offsetof(Prefix, start));
+  out.end = field<std::uint64_t>(record, offsetof(Prefix, end));
+  out.device = field<std::uint32_t>(record, offsetof(Prefix, device_id));
+  out.stream = field<std::uint32_t>(record, offsetof(Prefix, stream_id));
+  out.correlation = field<std::uint32_t>(record, offsetof(Prefix, correlation_id));
+}
+
+}  // namespace
+
+std::string_view memcpy_name(std::uint8_t copy_kind) noexcept {
+  return copy_kind < kMemcpyNames.size() ? kMemcpyNames[copy_kind] : kMemcpyNames[0];
+}
+
+std::optional<ActivityRecord> parse_cupti_record(const std::uint8_t* record) noexcept {
+  if (record == nullptr) return std::nullopt;
+  ActivityRecord out;
+  switch (field<cupti::ActivityKind>(record, 0)) {
+    case cupti::kActivityConcurrentKernel: {
+      out.kind = ActivityKind::kKernel;
+      read_common<cupti::KernelPrefix>(record, out);
+      const auto* name = field<const char*>(record, offsetof(cupti::KernelPrefix, name));
+      out.name = name != nullptr && name[0] != '\0' ? std::string_view(name) : "kernel";
+      break;
+    }
+    case cupti::kActivityMemcpy:
+      out.kind = ActivityKind::kMemcpy;
+      read_common<cupti::MemcpyPrefix>(record, out);
+      out.name = memcpy_name(field<std::uint8_t>(record, offsetof(cupti::MemcpyPrefix, copy_kind)));
+      break;
+    case cupti::kActivityMemset:
+      out.kind = ActivityKind::kMemset;
+      read_common<cupti::MemsetPrefix>(record, out);
+      out.name = "memset";
+      break;
+    default:
+      return std::nullopt;
+  }
+  if ((out.start == 0 && out.end == 0) || out.end < out.start) return std::nullopt;
+  return out;
+}
+
+}  // namespace stallwatch::agent

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "activity_record.h"
+
+namespace stallwatch::agent {
+
+// Reads one CUPTI activity record, in the layout of any libcupti from CUDA
+// 9.0 on (cupti_abi.h), into an ActivityRecord: CONCURRENT_KERNEL, MEMCPY and
+// MEMSET records; nullopt for every other kind and for records CUPTI could
+// not time (start and end 0, or end before start). `record` points into a
+// CUPTI activity buffer; fields are copied out, never read through a cast.
+// A kernel's name views CUPTI's string (valid as long as its module is
+// loaded); a kernel without a name is "kernel". Pure; any thread.
+std::optional<ActivityRecord> parse_cupti_record(const std::uint8_t* record) noexcept;
+
+// "memcpy HtoD", "memcpy DtoH", ... for a CUpti_ActivityMemcpyKind; "memcpy"
+// for kinds it does not know.
+std::string_view memcpy_name(std::uint8_t copy_kind) noexcept;
+
+}  // namespace stallwatch::agent

@@ -1,0 +1,72 @@
+"""End to end through a real stallwatchd: a rank whose agent runs the fake
+CUPTI reports ``device_source: cupti``, and its data stall is measured against
+the GPU's busy time (FETCH \\ DEVICE_BUSY), not against compute regions.
+
+scenarios/fake_gpu_stall.py keeps the device busy for half of each fetch wait,
+so data_stall_seconds is about half of fetch_seconds; under compute-proxy it
+would be all of it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+
+import pytest
+
+from conftest import child_env
+from daemon_fixture import get_json, requires_daemon
+
+FAKE_CUPTI = os.environ.get("STALLWATCH_TEST_FAKE_CUPTI", "")
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios",
+                      "fake_gpu_stall.py")
+
+pytestmark = [requires_daemon,
+              pytest.mark.skipif(not os.path.isfile(FAKE_CUPTI),
+                                 reason="fake libcupti not built (STALLWATCH_TEST_FAKE_CUPTI)")]
+
+
+def finished_rank(base: str, job: str):
+    """The job's rank 0 once the collector saw its process finish."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            detail = get_json(f"{base}/api/v1/jobs/{job}")
+            ranks = detail.get("ranks", [])
+            if ranks and ranks[0]["state"] == "finished":
+                return detail, ranks[0]
+        except urllib.error.HTTPError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"job {job} never finished in the collector")
+
+
+def test_data_stall_is_measured_against_cupti_device_busy_time(daemon):
+    base, ingest = daemon
+    job = "e2e-fake-cupti"
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, "6"],
+        env=child_env(None, STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=job,
+                      STALLWATCH_CUPTI_PATH=FAKE_CUPTI, FAKE_CUPTI_LIBRARY=FAKE_CUPTI,
+                      STALLWATCH_NVML_PATH="/nonexistent/libnvidia-ml.so.1"),
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[0] == "cupti"
+    detail, rank = finished_rank(base, job)
+    assert rank["device_source"] == "cupti"
+    assert rank["processes"][0]["device_source"] == "cupti"
+    total = rank["windows"]["total"]
+    shown = {k: total.get(k) for k in ("wall_seconds", "fetch_seconds", "compute_seconds",
+                                       "device_busy_seconds", "data_stall_seconds",
+                                       "device_idle_ratio", "data_stall_ratio")}
+    assert total["fetch_seconds"] > 2.0, shown
+    stall_share = total["data_stall_seconds"] / total["fetch_seconds"]
+    assert 0.3 <= stall_share <= 0.7, f"expected about half of the fetch time: {shown}"
+    assert total["device_busy_seconds"] >= 1.25 * total["compute_seconds"], shown
+    assert total["device_idle_ratio"] < 0.4, shown
+    assert rank["agent_dropped"] == 0
+    jobs = {j["job"]: j for j in get_json(f"{base}/api/v1/jobs")["jobs"]}
+    assert jobs[job]["device_source"] == "cupti"

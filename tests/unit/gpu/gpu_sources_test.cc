@@ -1,0 +1,474 @@
+// The GPU activity sources through the public C ABI, end to end without a
+// GPU: the agent dlopens the fake libcupti / libnvidia-ml.so.1 built in
+// fakes/ (STALLWATCH_CUPTI_PATH / STALLWATCH_NVML_PATH), the test queues
+// synthetic activity through the fake's controls, and a test collector checks
+// what reaches the wire. Every body runs in a fresh child process (the agent
+// and the GPU session are process-wide).
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stallwatch/stallwatch.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "agent_test_util.h"
+#include "fresh_process.h"
+#include "test_collector.h"
+
+namespace stallwatch::test {
+namespace {
+
+constexpr std::uint8_t kComplete = 2, kCounter = 4;
+constexpr std::int64_t kMs = 1'000'000;
+
+// The fake libcupti's controls, resolved in the copy the agent loaded.
+struct FakeCupti {
+  std::uint64_t (*now)() = nullptr;
+  void (*add_kernel)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
+                     const char*) = nullptr;
+  void (*add_kernels)(std::size_t, std::uint32_t, std::uint32_t, std::uint64_t,
+                      const char*) = nullptr;
+  void (*add_memcpy)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
+                     std::uint8_t) = nullptr;
+  void (*add_memset)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t) = nullptr;
+  void (*add_other)(std::uint64_t, std::uint64_t) = nullptr;
+  int (*subscribers)() = nullptr;
+  int (*enabled)(int) = nullptr;
+  int (*flushes)(int) = nullptr;
+
+  bool open() {
+    void* handle = dlopen(SW_FAKE_CUPTI, RTLD_NOW | RTLD_NOLOAD);
+    if (handle == nullptr) return false;
+    bool ok = true;
+    const auto get = [&](auto& fn, const char* symbol) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, symbol));
+      ok = ok && fn != nullptr;
+    };
+    get(now, "fake_cupti_now");
+    get(add_kernel, "fake_cupti_add_kernel");
+    get(add_kernels, "fake_cupti_add_kernels");
+    get(add_memcpy, "fake_cupti_add_memcpy");
+    get(add_memset, "fake_cupti_add_memset");
+    get(add_other, "fake_cupti_add_other");
+    get(subscribers, "fake_cupti_subscribers");
+    get(enabled, "fake_cupti_enabled");
+    get(flushes, "fake_cupti_flushes");
+    return ok;
+  }
+};
+
+// Redirects this process's stderr into a file until destroyed.
+class StderrCapture {
+ public:
+  StderrCapture() : path_(TestCollector::make_temp_directory() + "/stderr") {
+    std::fflush(stderr);
+    saved_ = dup(2);
+    std::FILE* file = std::fopen(path_.c_str(), "w");
+    dup2(fileno(file), 2);
+    std::fclose(file);
+  }
+  ~StderrCapture() { restore(); }
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::vector<std::string> agent_lines() {
+    restore();
+    std::ifstream in(path_);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("stallwatch:", 0) == 0) lines.push_back(line);
+    }
+    return lines;
+  }
+
+ private:
+  std::string path_;
+  int saved_ = -1;
+};
+
+// The agent of this (child) process, talking to `collector`, with the fake
+// libraries (or `cupti` / `nvml` paths) in place. Logging on.
+void start_with_fakes(TestCollector& collector, const char* cupti = SW_FAKE_CUPTI,
+                      const char* nvml = "/nonexistent/libnvidia-ml.so.1") {
+  setenv("STALLWATCH_CUPTI_PATH", cupti, 1);
+  setenv("STALLWATCH_NVML_PATH", nvml, 1);
+  setenv("STALLWATCH_LOG", "1", 1);
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  unsetenv("LOCAL_RANK");
+  ASSERT_EQ(start_agent(collector.endpoint(), {{"heartbeat_ms", "10"}}), SW_OK);
+  ASSERT_TRUE(wait_connected(collector));
+}
+
+sw_gpu_stats gpu_stats() {
+  sw_gpu_stats stats{};
+  stats.size = sizeof(stats);
+  sw_gpu_get_stats(&stats);
+  return stats;
+}
+
+std::string describe() {
+  char text[512];
+  sw_gpu_describe(text, sizeof(text));
+  return text;
+}
+
+std::vector<ReceivedEvent> events_in(const std::vector<ReceivedBatch>& batches,
+                                     const std::string& cat, std::uint8_t kind) {
+  std::vector<ReceivedEvent> out;
+  for (const ReceivedBatch& batch : batches) {
+    for (const ReceivedEvent& e : batch.events) {
+      if (e.cat == cat && e.kind == kind) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+bool received_gpu_events(TestCollector& collector, std::size_t count) {
+  return collector.receive_until(
+      [&](const auto& batches) { return events_in(batches, "gpu", kComplete).size() >= count; },
+      kPatience);
+}
+
+// The device_source of the newest batch received so far, after waiting for
+// one more heartbeat.
+int latest_device_source(TestCollector& collector) {
+  const std::size_t seen = collector.received().size();
+  collector.receive_until([&](const auto& batches) { return batches.size() > seen + 1; },
+                          kPatience);
+  return collector.received().empty() ? -1 : collector.received().back().device_source;
+}
+
+TEST(GpuSources, CuptiActivityBecomesGpuEventsOnStreamLanesOnTheAgentClock) {
+  run_in_fresh_process([] {
+    // CUPTI's clock an hour behind the agent's and running 200 ppm fast.
+    setenv("FAKE_CUPTI_CLOCK_OFFSET_NS", "-3600000000000", 1);
+    setenv("FAKE_CUPTI_CLOCK_PPM", "200", 1);
+    TestCollector collector;
+    start_with_fakes(collector);
+    StderrCapture stderr_capture;
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    EXPECT_TRUE(stderr_capture.agent_lines().empty()) << "no line when the first choice starts";
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
+    EXPECT_EQ(gpu_stats().running, 1u);
+    EXPECT_EQ(gpu_stats().fell_back, 0u);
+    EXPECT_EQ(describe(), "cupti (nvml: /nonexistent/libnvidia-ml.so.1 not found)");
+
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    EXPECT_EQ(fake.subscribers(), 1);
+    EXPECT_EQ(fake.enabled(10), 1) << "CONCURRENT_KERNEL";
+    EXPECT_EQ(fake.enabled(1), 1) << "MEMCPY";
+    EXPECT_EQ(fake.enabled(2), 1) << "MEMSET";
+    EXPECT_EQ(fake.enabled(3), 0) << "never the serializing KERNEL kind";
+
+    const std::int64_t agent0 = sw_now_ns();
+    const std::uint64_t cupti0 = fake.now();
+    fake.add_kernel(0, 7, cupti0 + 1 * kMs, cupti0 + 3 * kMs, "_Z6matmulPfS_");
+    fake.add_memcpy(0, 13, cupti0 + 4 * kMs, cupti0 + 5 * kMs, 1);
+    fake.add_memset(1, 7, cupti0 + 6 * kMs, cupti0 + 6 * kMs + 500'000);
+    fake.add_other(cupti0 + 1 * kMs, cupti0 + 2 * kMs);
+    ASSERT_TRUE(received_gpu_events(collector, 3)) << "the pump flushes CUPTI every 100 ms";
+
+    std::map<std::string, ReceivedEvent> by_name;
+    for (const ReceivedEvent& e : events_in(collector.received(), "gpu", kComplete)) {
+      by_name[e.name] = e;
+    }
+    ASSERT_EQ(by_name.size(), 3u);
+    const ReceivedEvent& kernel = by_name["matmul(float*, float*)"];
+    const ReceivedEvent& copy = by_name["memcpy HtoD"];
+    const ReceivedEvent& set = by_name["memset"];
+    EXPECT_EQ(kernel.tid, sw_device_lane(0, 7));
+    EXPECT_EQ(copy.tid, sw_device_lane(0, 13));
+    EXPECT_EQ(set.tid, sw_device_lane(1, 7));
+    // The pair (agent0, cupti0) was read a few microseconds apart.
+    EXPECT_NEAR(kernel.ts_ns, agent0 + 1 * kMs, 500'000);
+    EXPECT_NEAR(copy.ts_ns, agent0 + 4 * kMs, 500'000);
+    EXPECT_NEAR(set.ts_ns, agent0 + 6 * kMs, 500'000);
+    EXPECT_NEAR(kernel.dur_ns, 2 * kMs, 10'000);
+    EXPECT_NEAR(copy.dur_ns, 1 * kMs, 10'000);
+    EXPECT_NEAR(set.dur_ns, 500'000, 10'000);
+    EXPECT_EQ(latest_device_source(collector), SW_DEVICE_SOURCE_CUPTI);
+
+    const sw_gpu_stats stats = gpu_stats();
+    EXPECT_EQ(stats.activity_records, 3u);
+    EXPECT_EQ(stats.activity_skipped, 1u) << "the runtime record is not device work";
+    EXPECT_EQ(stats.activity_dropped, 0u);
+    EXPECT_GE(stats.clock_samples, 1u);
+
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_EQ(fake.subscribers(), 0);
+    EXPECT_EQ(fake.enabled(10) + fake.enabled(1) + fake.enabled(2), 0);
+    EXPECT_EQ(gpu_stats().running, 0u);
+    EXPECT_EQ(latest_device_source(collector), SW_DEVICE_SOURCE_CUPTI)
+        << "the events sent came from CUPTI: the declaration stays";
+    EXPECT_EQ(sw_gpu_stop(), SW_ERR_NOT_STARTED);
+  });
+}
+
+TEST(GpuSources, StopDeliversWhatCuptiStillHolds) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    const int forced_before = fake.flushes(1);
+    fake.add_kernels(5, 0, 7, fake.now(), "last_kernel");
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_GT(fake.flushes(1), forced_before) << "stop force-flushes CUPTI";
+    EXPECT_EQ(gpu_stats().activity_records, 5u);
+    ASSERT_TRUE(received_gpu_events(collector, 5));
+  });
+}
+
+TEST(GpuSources, SwStopEndsTheGpuSessionFirst) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    fake.add_kernels(3, 0, 7, fake.now(), "k");
+    ASSERT_EQ(sw_stop(), SW_OK);
+    EXPECT_EQ(fake.subscribers(), 0);
+    EXPECT_EQ(gpu_stats().running, 0u);
+    ASSERT_TRUE(collector.receive_until([](const auto& b) { return has_final(b); }, kPatience));
+    EXPECT_EQ(events_in(collector.received(), "gpu", kComplete).size(), 3u)
+        << "the final batch carries the last device records";
+  });
+}
+
+TEST(GpuSources, CuptiTakenByAnotherClientFallsBackWithOneLine) {
+  run_in_fresh_process([] {
+    setenv("FAKE_CUPTI_SUBSCRIBE_RESULT", "39", 1);
+    TestCollector collector;
+    start_with_fakes(collector);
+    StderrCapture stderr_capture;
+    ASSERT_EQ(sw_gpu_start("auto"), SW_OK);
+    const std::vector<std::string> lines = stderr_capture.agent_lines();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("compute-proxy"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("taken by another CUPTI client"), std::string::npos) << lines[0];
+    EXPECT_EQ(gpu_stats().fell_back, 1u);
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_NONE));
+    EXPECT_EQ(latest_device_source(collector), SW_DEVICE_SOURCE_NONE);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    EXPECT_EQ(fake.enabled(10), 0) << "nothing enabled behind the other client's back";
+  });
+}
+
+TEST(GpuSources, FallsBackToCudaEventsWhenTheCallerRecordsThem) {
+  run_in_fresh_process([] {
+    setenv("FAKE_CUPTI_SUBSCRIBE_RESULT", "39", 1);
+    TestCollector collector;
+    start_with_fakes(collector);
+    StderrCapture stderr_capture;
+    ASSERT_EQ(sw_gpu_start("cupti,cuda-events"), SW_OK);
+    const std::vector<std::string> lines = stderr_capture.agent_lines();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("GPU activity from cuda-events"), std::string::npos) << lines[0];
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUDA_EVENTS));
+    const sw_name_t gpu = sw_intern("gpu");
+    const sw_name_t step = sw_intern("step");
+    const sw_lane_t lane = sw_device_lane(0, 3);
+    ASSERT_EQ(sw_complete_on(lane, gpu, step, sw_now_ns() - 5 * kMs, 4 * kMs), SW_OK);
+    EXPECT_EQ(sw_complete_on(static_cast<sw_lane_t>(getpid()), gpu, step, sw_now_ns(), 1),
+              SW_ERR_INVALID_ARGUMENT)
+        << "a real thread id is not a lane";
+    EXPECT_EQ(sw_complete_on(lane, gpu, step, sw_now_ns(), -1), SW_ERR_INVALID_ARGUMENT);
+    ASSERT_TRUE(received_gpu_events(collector, 1));
+    EXPECT_EQ(events_in(collector.received(), "gpu", kComplete)[0].tid, lane);
+    EXPECT_EQ(latest_device_source(collector), SW_DEVICE_SOURCE_CUDA_EVENTS);
+  });
+}
+
+TEST(GpuSources, MissingLibraryFallsBackWithOneLine) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector, "/nonexistent/libcupti.so");
+    StderrCapture stderr_capture;
+    ASSERT_EQ(sw_gpu_start(nullptr), SW_OK) << "NULL: STALLWATCH_GPU, else auto";
+    const std::vector<std::string> lines = stderr_capture.agent_lines();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("cannot load STALLWATCH_CUPTI_PATH=/nonexistent/libcupti.so"),
+              std::string::npos)
+        << lines[0];
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_NONE));
+    EXPECT_EQ(gpu_stats().running, 1u) << "a session without a device source is still a session";
+    EXPECT_EQ(sw_gpu_stop(), SW_OK);
+  });
+}
+
+TEST(GpuSources, NoUsableGpuRollsBackAndFallsBack) {
+  run_in_fresh_process([] {
+    setenv("FAKE_CUPTI_ENABLE_RESULT", "15", 1);  // CUPTI_ERROR_NOT_INITIALIZED
+    TestCollector collector;
+    start_with_fakes(collector);
+    StderrCapture stderr_capture;
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    const std::vector<std::string> lines = stderr_capture.agent_lines();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("cuptiActivityEnable"), std::string::npos) << lines[0];
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    EXPECT_EQ(fake.subscribers(), 0) << "the failed start unsubscribed";
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_NONE));
+  });
+}
+
+TEST(GpuSources, AnExhaustedBufferPoolCountsDropsAndReportsThem) {
+  run_in_fresh_process([] {
+    setenv("STALLWATCH_CUPTI_BUFFERS", "2", 1);
+    setenv("STALLWATCH_CUPTI_BUFFER_KB", "4", 1);  // 16 kernel records of the fake each
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    fake.add_kernels(100, 0, 7, fake.now(), "burst");
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    const sw_gpu_stats stats = gpu_stats();
+    EXPECT_EQ(stats.activity_records, 32u);
+    EXPECT_EQ(stats.activity_dropped, 68u);
+    EXPECT_EQ(stats.buffers_refused, 1u);
+    EXPECT_EQ(stats.activity_records + stats.activity_dropped, 100u);
+    ASSERT_TRUE(received_gpu_events(collector, 32));
+    ASSERT_TRUE(collector.receive_until(
+        [](const auto& batches) {
+          std::uint64_t reported = 0;
+          for (const ReceivedBatch& b : batches)
+            reported += b.dropped_since_last;
+          return reported >= 68;
+        },
+        kPatience))
+        << "device drops reach the collector as agent drops";
+  });
+}
+
+TEST(GpuSources, NvmlCountersArriveOnDeviceLanes) {
+  run_in_fresh_process([] {
+    setenv("FAKE_NVML_DEVICES", "2", 1);
+    TestCollector collector;
+    start_with_fakes(collector, SW_FAKE_CUPTI, SW_FAKE_NVML);
+    ASSERT_EQ(sw_gpu_start("nvml"), SW_OK);
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_NVML));
+    EXPECT_EQ(gpu_stats().nvml_devices, 2u);
+    ASSERT_TRUE(collector.receive_until(
+        [](const auto& batches) {
+          return events_in(batches, "gpu_counters", kCounter).size() >= 8;
+        },
+        kPatience));
+    std::map<std::pair<std::uint32_t, std::string>, double> value;
+    for (const ReceivedEvent& e : events_in(collector.received(), "gpu_counters", kCounter)) {
+      EXPECT_EQ(e.flags & 1, 1) << "counters are doubles";
+      value[{e.tid, e.name}] = std::bit_cast<double>(e.value);
+    }
+    const sw_lane_t gpu0 = sw_device_lane(0, SW_STREAM_DEVICE_WIDE);
+    const sw_lane_t gpu1 = sw_device_lane(1, SW_STREAM_DEVICE_WIDE);
+    EXPECT_EQ((value[{gpu0, "nvml.gpu_utilization_percent"}]), 40.0);
+    EXPECT_EQ((value[{gpu1, "nvml.gpu_utilization_percent"}]), 41.0);
+    EXPECT_EQ((value[{gpu0, "nvml.sm_clock_mhz"}]), 1410.0);
+    EXPECT_EQ((value[{gpu1, "nvml.memory_used_bytes"}]), 8589934593.0);
+    EXPECT_EQ((value[{gpu0, "nvml.power_watts"}]), 250.0);
+    EXPECT_TRUE(events_in(collector.received(), "gpu", kComplete).empty())
+        << "NVML is never device-busy time";
+    EXPECT_EQ(latest_device_source(collector), SW_DEVICE_SOURCE_NVML);
+  });
+}
+
+TEST(GpuSources, NvmlRunsAlongsideCuptiAndSkipsUnsupportedCounters) {
+  run_in_fresh_process([] {
+    setenv("FAKE_NVML_NO_POWER", "1", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "GPU-fake-0", 1);
+    TestCollector collector;
+    start_with_fakes(collector, SW_FAKE_CUPTI, SW_FAKE_NVML);
+    setenv("CUDA_VISIBLE_DEVICES", "GPU-fake-0", 1);
+    ASSERT_EQ(sw_gpu_start("auto"), SW_OK);
+    EXPECT_EQ(describe(), "cupti + nvml");
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
+    EXPECT_EQ(gpu_stats().nvml_devices, 1u);
+    ASSERT_TRUE(collector.receive_until(
+        [](const auto& batches) {
+          return events_in(batches, "gpu_counters", kCounter).size() >= 6;
+        },
+        kPatience))
+        << "two samples of three counters, 1 s apart";
+    std::set<std::string> names;
+    for (const ReceivedEvent& e : events_in(collector.received(), "gpu_counters", kCounter)) {
+      names.insert(e.name);
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"nvml.gpu_utilization_percent", "nvml.sm_clock_mhz",
+                                            "nvml.memory_used_bytes"}));
+    EXPECT_EQ(gpu_stats().nvml_errors, 0u) << "unsupported is not an error";
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+  });
+}
+
+TEST(GpuSources, StartRefusesBadModesAndASecondStart) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    EXPECT_EQ(sw_gpu_start("gpu"), SW_ERR_BAD_VALUE);
+    EXPECT_EQ(gpu_stats().running, 0u);
+    ASSERT_EQ(sw_gpu_start("none"), SW_OK);
+    EXPECT_EQ(describe(), "compute-proxy");
+    EXPECT_EQ(sw_gpu_start("cupti"), SW_ERR_ALREADY_STARTED);
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK) << "a new session after a stop";
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
+  });
+}
+
+TEST(GpuSources, DisabledAgentStartsNothing) {
+  run_in_fresh_process([] {
+    setenv("STALLWATCH_ENABLE", "0", 1);
+    setenv("STALLWATCH_CUPTI_PATH", SW_FAKE_CUPTI, 1);
+    EXPECT_EQ(sw_gpu_start("cupti"), SW_DISABLED);
+    EXPECT_EQ(dlopen(SW_FAKE_CUPTI, RTLD_NOW | RTLD_NOLOAD), nullptr) << "CUPTI never loaded";
+  });
+}
+
+TEST(GpuSources, AForkedChildLeavesTheParentsSessionAlone) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const sw_gpu_stats stats = gpu_stats();
+      const bool ok = stats.running == 0 && stats.device_source == SW_DEVICE_SOURCE_NONE &&
+                      sw_gpu_stop() == SW_ERR_NOT_STARTED && fake.subscribers() == 1;
+      _exit(ok ? 0 : 3);
+    }
+    const ChildResult result = wait_child(child, std::chrono::seconds(30));
+    EXPECT_TRUE(result.exited);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(gpu_stats().running, 1u);
+    EXPECT_EQ(fake.subscribers(), 1);
+    fake.add_kernels(2, 0, 7, fake.now(), "after_fork");
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_EQ(gpu_stats().activity_records, 2u);
+  });
+}
+
+}  // namespace
+}  // namespace stallwatch::test
