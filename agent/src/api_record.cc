@@ -86,7 +86,7 @@ inline int status(bool recorded) noexcept {
   return recorded ? token : token | kDroppedRegionBit;
 }
 
-[[gnu::cold, gnu::noinline]] int region_end_slow(sw_region_t region) noexcept {
+[[gnu::cold, gnu::noinline]] int region_end_slow(sw_region_t region, std::int64_t value) noexcept {
   bool off = false;
   ThreadBuffer* buffer = buffer_slow(&off);
   if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
@@ -95,8 +95,27 @@ inline int status(bool recorded) noexcept {
     buffer->count_drop();
     return SW_DROPPED;
   }
-  return status(buffer->record(RecordKind::kEnd, 0, 0, read_ticks(), 0, id,
+  return status(buffer->record(RecordKind::kEnd, 0, 0, read_ticks(), value, id,
                                static_cast<std::uint32_t>(region >> 32), 0));
+}
+
+inline int region_end(sw_region_t region, std::int64_t value) noexcept {
+  if (region == 0) return SW_DISABLED;
+  const AgentState state = current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      const auto id = static_cast<std::uint32_t>(region);
+      if ((id & kDroppedRegionBit) != 0) [[unlikely]] {
+        buffer->count_drop();
+        return SW_DROPPED;
+      }
+      return status(buffer->record(RecordKind::kEnd, 0, 0, read_ticks(), value, id,
+                                   static_cast<std::uint32_t>(region >> 32), 0));
+    }
+  } else if (state == AgentState::kDisabled) {
+    return SW_DISABLED;
+  }
+  return region_end_slow(region, value);
 }
 
 inline int record_now(RecordKind kind, sw_name_t cat, sw_name_t name, std::int64_t value,
@@ -143,22 +162,11 @@ SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) noexcept {
 }
 
 SW_API int sw_region_end(sw_region_t region) noexcept {
-  if (region == 0) return SW_DISABLED;
-  const AgentState state = stallwatch::agent::current_state();
-  if (state == AgentState::kRunning) [[likely]] {
-    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
-      const auto id = static_cast<std::uint32_t>(region);
-      if ((id & kDroppedRegionBit) != 0) [[unlikely]] {
-        buffer->count_drop();
-        return SW_DROPPED;
-      }
-      return stallwatch::agent::status(buffer->record(RecordKind::kEnd, 0, 0, read_ticks(), 0, id,
-                                                      static_cast<std::uint32_t>(region >> 32), 0));
-    }
-  } else if (state == AgentState::kDisabled) {
-    return SW_DISABLED;
-  }
-  return stallwatch::agent::region_end_slow(region);
+  return stallwatch::agent::region_end(region, 0);
+}
+
+SW_API int sw_region_end_value(sw_region_t region, int64_t value) noexcept {
+  return stallwatch::agent::region_end(region, value);
 }
 
 SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t dur_ns) noexcept {

@@ -59,8 +59,9 @@ def test_dft_fn_styles(capture):
         ("begin", "dataloader", "Dataset.read"),
         ("begin", "dataloader", "custom"),
         ("begin", "dataloader", "Dataset.helper"),
-        ("complete", "dataloader", "loop.iter"), ("begin", "dataloader", "loop.yield"),
-        ("complete", "dataloader", "loop.iter"), ("begin", "dataloader", "loop.yield"),
+        ("begin", "dataloader", "loop.iter"), ("begin", "dataloader", "loop.yield"),
+        ("begin", "dataloader", "loop.iter"), ("begin", "dataloader", "loop.yield"),
+        ("begin", "dataloader", "loop.iter"),  # the wait that ended the loop
         ("begin", "compute", "train_step"),
         ("complete", "checkpoint", "save"),
         ("complete", "reader", "manual"),

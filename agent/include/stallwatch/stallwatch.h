@@ -170,6 +170,14 @@ SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) SW_NOEXCEPT;
 /* Closes a region now. sw_region_end(0) is a no-op returning SW_DISABLED. */
 SW_API int sw_region_end(sw_region_t region) SW_NOEXCEPT;
 
+/* Closes a region now with a payload on its END (wire Event.value). The
+ * collector measures the region the same way; the value only annotates it.
+ * Used e.g. by the Python `.iter()` wrapper to mark the wait that ended a loop
+ * (SW_END_LOOP_EXHAUSTED), which pydftracer-style tools do not count as an
+ * event although the loop really waited. */
+#define SW_END_LOOP_EXHAUSTED 1
+SW_API int sw_region_end_value(sw_region_t region, int64_t value) SW_NOEXCEPT;
+
 /* Records a finished region [start_ns, start_ns + dur_ns) on this thread;
  * start_ns is on the sw_now_ns() clock. SW_ERR_INVALID_ARGUMENT when
  * dur_ns < 0 (not counted). */

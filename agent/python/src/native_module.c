@@ -67,6 +67,17 @@ static PyObject* native_region_end(PyObject* module, PyObject* const* args, Py_s
   return PyLong_FromLong(sw_region_end((sw_region_t)token));
 }
 
+static PyObject* native_region_end_value(PyObject* module, PyObject* const* args,
+                                         Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("region_end_value", nargs, 2, 2)) return NULL;
+  unsigned long long token = PyLong_AsUnsignedLongLong(args[0]);
+  if (token == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  long long value = PyLong_AsLongLong(args[1]);
+  if (value == -1 && PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_region_end_value((sw_region_t)token, (int64_t)value));
+}
+
 static PyObject* native_complete(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
   sw_name_t cat = 0;
@@ -326,6 +337,8 @@ static PyMethodDef native_methods[] = {
      "region_begin(cat_id, name_id) -> token: opens a region now (0: not recorded)."},
     {"region_end", SW_FASTCALL(native_region_end), METH_FASTCALL,
      "region_end(token) -> status: closes a region now; pass each token once."},
+    {"region_end_value", SW_FASTCALL(native_region_end_value), METH_FASTCALL,
+     "region_end_value(token, value) -> status: closes a region with a value on its END."},
     {"complete", SW_FASTCALL(native_complete), METH_FASTCALL,
      "complete(cat_id, name_id, start_ns, dur_ns) -> status: a finished region."},
     {"mark", SW_FASTCALL(native_mark), METH_FASTCALL,

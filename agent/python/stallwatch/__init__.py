@@ -23,9 +23,11 @@ pydftracer                             stallwatch
 complete event of a context manager,   one region (BEGIN/END pair, open while it
 decorator, ``start()``/``stop()``,     runs), same ``cat`` and ``name``
 ``<name>.block`` of ``iter()``
-``<name>.iter`` wait of ``iter()``     one region recorded as COMPLETE when the
-                                       item arrives (none for the wait that ends
-                                       the loop, as in pydftracer)
+``<name>.iter`` wait of ``iter()``     one region, open while the loop waits (a
+                                       stuck loader shows as stuck); the wait
+                                       that ends the loop is a region too, its
+                                       END marked END_LOOP_EXHAUSTED (value 1),
+                                       since pydftracer records no event for it
 metadata event of ``start/stop(        MARK ``<name>.start`` / ``<name>.end``
 metadata=True)``                       (value: 0-based count of the node's
                                        metadata starts, i.e. the epoch index for
@@ -40,7 +42,8 @@ image_size, count, args)               API compatibility; not sent
 =====================================  =========================================
 
 Hence a pydftracer trace with N AI events corresponds to exactly N regions and
-``.start``/``.end`` marks here, plus one ``step`` mark per ``update(step=)``.
+``.start``/``.end`` marks here (not counting loop-ending waits), plus one
+``step`` mark per ``update(step=)``.
 A decorator given ``enable=False`` never records; otherwise the node's enabled
 state is read at each call (pydftracer freezes it when decorating).
 

@@ -99,6 +99,17 @@ def end(token: int) -> None:
         _native.region_end(token)
 
 
+# END payload marking the wait that ended a loop (SW_END_LOOP_EXHAUSTED).
+END_LOOP_EXHAUSTED = 1
+
+
+def end_exhausted(token: int) -> None:
+    """Closes a wait region that ended its loop (StopIteration): the time is real
+    waiting, but pydftracer-style tools record no event for it."""
+    if token and _native is not None:
+        _native.region_end_value(token, END_LOOP_EXHAUSTED)
+
+
 def complete(cat_id: int, name_id_: int, start_ns: int, dur_ns: int) -> None:
     """Records a finished region."""
     if _native is not None and name_id_:

@@ -69,31 +69,37 @@ def _announce(args: Dict[str, Any]) -> None:
 
 def traced_iter(owner: Any, cat: str, iterable: Iterable[T], wait_name: Optional[str],
                 body_name: Optional[str], count_key: str) -> Iterator[T]:
-    """Yields from `iterable`, recording each wait (COMPLETE) and each loop body (region).
+    """Yields from `iterable`, recording each wait and each loop body as regions.
 
     `owner` is the node whose ``enabled`` decides per item and whose sticky
-    arguments get `count_key` = the 1-based item count. A wait is recorded when
-    its item arrives; the wait that ends the loop records nothing (as in
-    pydftracer). A body left early (break, exception) is still closed.
+    arguments get `count_key` = the 1-based item count. Each wait is an open
+    region while the loop waits, so a loop stuck waiting for data shows as
+    stuck at the collector while it is stuck, and long waits are exact. The
+    wait that ends the loop is closed with END_LOOP_EXHAUSTED on its END:
+    pydftracer records no event for it, so counting tools skip it, while the
+    collector still measures the time the loop spent waiting. A body left
+    early (break, exception) is still closed.
     """
     cat_id = _agent.name_id(cat) if owner.enabled else 0
     wait_id = _agent.name_id(wait_name) if wait_name and cat_id else 0
     body_id = _agent.name_id(body_name) if body_name and cat_id else 0
-    now_ns = _agent.now_ns
     source = iter(iterable)
     count = 0
     while True:
-        waited_from = now_ns() if wait_id else 0
+        wait = _agent.begin(cat_id, wait_id) if wait_id and owner.enabled else 0
         try:
             item = next(source)
         except StopIteration:
+            _agent.end_exhausted(wait)
             return
+        except BaseException:
+            _agent.end(wait)
+            raise
+        _agent.end(wait)
         count += 1
         recording = owner.enabled
         if recording:
             owner._args[count_key] = count
-            if wait_id:
-                _agent.complete(cat_id, wait_id, waited_from, now_ns() - waited_from)
         token = _agent.begin(cat_id, body_id) if recording and body_id else 0
         try:
             yield item

@@ -176,6 +176,31 @@ TEST(AgentApi, ARegionClosedOnAnotherThreadCarriesTheOpenersTid) {
   });
 }
 
+TEST(AgentApi, RegionEndValueTravelsOnTheEnd) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    ASSERT_EQ(start_agent(collector.endpoint()), SW_OK);
+    const sw_name_t cat = sw_intern("dataloader");
+    const sw_name_t wait = sw_intern("fetch.iter");
+    const sw_region_t plain = sw_region_begin(cat, wait);
+    ASSERT_EQ(sw_region_end(plain), SW_OK);
+    const sw_region_t exhausted = sw_region_begin(cat, wait);
+    ASSERT_EQ(sw_region_end_value(exhausted, SW_END_LOOP_EXHAUSTED), SW_OK);
+    EXPECT_EQ(sw_region_end_value(0, 7), SW_DISABLED);
+    ASSERT_EQ(sw_stop(), SW_OK);
+    ASSERT_TRUE(collector.receive_until([](const auto& b) { return has_final(b); }, kPatience));
+    std::map<std::uint32_t, std::int64_t> end_values;  // region id -> END value
+    for (const ReceivedBatch& batch : collector.received()) {
+      for (const ReceivedEvent& e : batch.events) {
+        if (e.kind == kEnd) end_values[e.region_id] = e.value;
+      }
+    }
+    ASSERT_EQ(end_values.size(), 2u);
+    EXPECT_EQ(end_values.at(static_cast<std::uint32_t>(plain)), 0);
+    EXPECT_EQ(end_values.at(static_cast<std::uint32_t>(exhausted)), SW_END_LOOP_EXHAUSTED);
+  });
+}
+
 TEST(AgentApi, CompleteMarkAndCountersKeepTheirPayloads) {
   run_in_fresh_process([] {
     TestCollector collector;
