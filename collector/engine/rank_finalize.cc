@@ -7,27 +7,6 @@
 
 namespace stallwatch::collector::detail {
 
-MaskHistogram& RankTracker::pending_hist(std::int64_t cell) {
-  if (pending_.empty()) {
-    pending_first_ = cell;
-    return pending_.emplace_back();
-  }
-  while (cell < pending_first_) {
-    pending_.emplace_front();
-    --pending_first_;
-  }
-  const auto index = static_cast<std::size_t>(cell - pending_first_);
-  while (index >= pending_.size())
-    pending_.emplace_back();
-  return pending_[index];
-}
-
-const MaskHistogram* RankTracker::find_pending_hist(std::int64_t cell) const {
-  if (pending_.empty() || cell < pending_first_) return nullptr;
-  const auto index = static_cast<std::size_t>(cell - pending_first_);
-  return index < pending_.size() ? &pending_[index] : nullptr;
-}
-
 void RankTracker::add_to_bulk(std::int64_t len, ClassMask old_mask, ClassMask new_mask) {
   bulk_[old_mask] -= len;
   bulk_[new_mask] += len;
@@ -105,7 +84,7 @@ void RankTracker::finalize_to(std::int64_t horizon_ns) {
               }
               for (std::int64_t k = cell_of(s); s < e; ++k) {
                 const std::int64_t piece_end = std::min(e, (k + 1) * res_);
-                MaskHistogram& h = pending_hist(k);
+                MaskHistogram& h = pending_.at(k);
                 h[old_mask] -= piece_end - s;
                 h[new_mask] += piece_end - s;
                 s = piece_end;
@@ -114,14 +93,14 @@ void RankTracker::finalize_to(std::int64_t horizon_ns) {
 
     Sums bulk;
     fold(bulk_, bulk.ns);
-    for (std::int64_t k = std::max(k0, pending_first_); k < retained; ++k) {
-      const MaskHistogram* h = find_pending_hist(k);
+    for (std::int64_t k = std::max(k0, pending_.first()); k < retained; ++k) {
+      const MaskHistogram* h = pending_.find(k);
       if (h == nullptr) break;
       fold(*h, bulk.ns);
     }
     std::vector<CellData> cells(static_cast<std::size_t>(k1 - retained));
     for (std::int64_t k = retained; k < k1; ++k) {
-      if (const MaskHistogram* h = find_pending_hist(k)) {
+      if (const MaskHistogram* h = pending_.find(k)) {
         std::array<std::int64_t, kQuantityCount> ns{};
         fold(*h, ns);
         cells[static_cast<std::size_t>(k - retained)] = to_cell(ns);
@@ -160,10 +139,7 @@ void RankTracker::finalize_to(std::int64_t horizon_ns) {
     }
   }
   map_.trim_before(horizon_ns);
-  while (!pending_.empty() && pending_first_ < k1) {
-    pending_.pop_front();
-    ++pending_first_;
-  }
+  pending_.drop_before(k1);
   bulk_.fill(0);
   expire_orphan_ends(horizon_ns);
   horizon_ns_ = horizon_ns;
@@ -219,7 +195,7 @@ RankTracker::PendingCells RankTracker::pending_cells(std::int64_t t_ns) const {
   auto& hists = scratch_hists_;
   hists.assign(n, MaskHistogram{});
   for (std::size_t i = 0; i < n; ++i) {
-    if (const MaskHistogram* h = find_pending_hist(out.first_cell + static_cast<std::int64_t>(i))) {
+    if (const MaskHistogram* h = pending_.find(out.first_cell + static_cast<std::int64_t>(i))) {
       hists[i] = *h;
     }
   }
@@ -247,6 +223,10 @@ RankTracker::PendingCells RankTracker::pending_cells(std::int64_t t_ns) const {
       out.durations.push_back(PendingStep{s.ts_ns, s.duration_ns});
     }
   });
+  // Sorted once here, so each window only filters.
+  std::sort(
+      out.durations.begin(), out.durations.end(),
+      [](const PendingStep& a, const PendingStep& b) { return a.duration_ns < b.duration_ns; });
   return out;
 }
 

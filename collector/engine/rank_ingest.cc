@@ -42,11 +42,12 @@ DeviceSignal device_signal(const std::vector<SourceTracker>& sources) {
 }  // namespace
 
 RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig& config,
-                         ClassCache& classes, const SpecialNames& names)
+                         ClassCache& classes, BatchCoverage& batch, const SpecialNames& names)
     : job_(std::move(job)),
       rank_(rank),
       config_(config),
       classes_(classes),
+      batch_(batch),
       names_(names),
       res_(config.resolution_ns),
       history_(static_cast<std::size_t>((config.history_ns + config.resolution_ns - 1) /
@@ -124,6 +125,7 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns) {
   src->watermark_ns = std::max(src->watermark_ns, sent_at);
   watermark_ns_ = std::max(watermark_ns_, src->watermark_ns);
   if (batch.final) finish_source(*src, static_cast<std::uint16_t>(index), sent_at);
+  flush_intervals();
   refresh_rank_state();
 
   const std::int64_t horizon = floor_grid(watermark_ns_ - config_.lateness_ns, res_);
@@ -315,32 +317,32 @@ void RankTracker::refresh_rank_state() {
   if (all) end_ns_ = std::max(end, start_ns_);
 }
 
-void RankTracker::add_interval(std::int64_t a, std::int64_t b, ClassMask mask) {
-  const ClassMask m = mask & kMetricClasses;
-  if (m == 0 || a >= b) return;
+void RankTracker::flush_intervals() {
+  if (batch_.empty()) return;
   // Pieces come in time order: keep the current cell and its histogram.
-  std::int64_t k = cell_of(std::max(a, bulk_before_ns_));
-  std::int64_t cell_end = (k + 1) * res_;
+  std::int64_t cell_end = 0;
   MaskHistogram* h = nullptr;
-  map_.add(a, b, m, [&](std::int64_t s, std::int64_t e, ClassMask old_mask, ClassMask new_mask) {
+  const auto count = [&](std::int64_t s, std::int64_t e, ClassMask old_mask, ClassMask new_mask) {
     if (s < bulk_before_ns_) {
       const std::int64_t cut = std::min(e, bulk_before_ns_);
       add_to_bulk(cut - s, old_mask, new_mask);
       s = cut;
     }
     while (s < e) {
-      while (s >= cell_end) {
-        ++k;
-        cell_end += res_;
-        h = nullptr;
+      if (h == nullptr || s >= cell_end) {
+        const std::int64_t k = cell_of(s);
+        cell_end = (k + 1) * res_;
+        h = &pending_.at(k);
       }
-      if (h == nullptr) h = &pending_hist(k);
       const std::int64_t piece_end = std::min(e, cell_end);
-      (*h)[old_mask] -= piece_end - s;
+      // Bin 0 (no class) is never read.
+      if (old_mask != 0) (*h)[old_mask] -= piece_end - s;
       (*h)[new_mask] += piece_end - s;
       s = piece_end;
     }
-  });
+  };
+  const auto add = batch_.take();
+  map_.merge(add, batch_.merge_scratch(), count);
 }
 
 }  // namespace stallwatch::collector::detail

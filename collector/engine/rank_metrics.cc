@@ -82,11 +82,11 @@ WindowMetrics RankTracker::window_metrics(const WindowAccumulator& acc, std::int
   for (std::size_t i = 0; i < pending.cells.size(); ++i) {
     if (pending.first_cell + static_cast<std::int64_t>(i) >= lo_cell) f.sums.add(pending.cells[i]);
   }
-  std::vector<std::int64_t> recent;
+  std::vector<std::int64_t> recent;  // sorted, as pending.durations is
+  recent.reserve(pending.durations.size());
   for (const auto& d : pending.durations) {
     if (totals || d.ts_ns >= lo_ns) recent.push_back(d.duration_ns);
   }
-  std::sort(recent.begin(), recent.end());
   f.step_p50_s = percentile_seconds(acc.durations(), recent, 0.50);
   f.step_p95_s = percentile_seconds(acc.durations(), recent, 0.95);
   f.start_ns = std::max(lo_ns, start_ns_);
@@ -123,9 +123,8 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
       std::min(config_.timeline_ns,
                std::clamp<std::int64_t>(seconds, 0, kTimeLimit / kNsPerSecond) * kNsPerSecond);
   tl.from_ns = tl.to_ns - span;
-  const auto& regions = timeline_.regions();
-  for (std::size_t i = 0; i < regions.size(); ++i) {
-    const TimelineEntry& e = regions[i];
+  for (std::size_t i = 0; i < timeline_.region_count(); ++i) {
+    const TimelineEntry e = timeline_.region(i);
     if (e.end_ns < tl.from_ns || e.start_ns > tl.to_ns) continue;
     tl.regions.push_back(TimelineRegion{e.start_ns, e.end_ns, false, sources_[e.source].info.pid,
                                         e.tid, e.mask, std::string(names.str(e.cat)),
@@ -235,7 +234,7 @@ std::size_t RankTracker::approx_bytes() const {
          s.info.agent_version.capacity();
   }
   n += map_.bytes();
-  n += pending_.size() * sizeof(MaskHistogram);
+  n += pending_.bytes();
   n += history_.cells.bytes() + history_.steps.bytes();
   for (const auto& w : windows_)
     n += sizeof(w) + w.durations().bytes();

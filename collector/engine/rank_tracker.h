@@ -2,11 +2,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "engine/batch_coverage.h"
 #include "engine/cell_data.h"
 #include "engine/class_cache.h"
 #include "engine/coverage_map.h"
@@ -14,6 +14,7 @@
 #include "engine/engine_config.h"
 #include "engine/finalized_history.h"
 #include "engine/open_regions.h"
+#include "engine/pending_histograms.h"
 #include "engine/snapshot.h"
 #include "engine/step_tracker.h"
 #include "engine/timeline_store.h"
@@ -55,7 +56,9 @@ struct SourceTracker {
 //     every window holds running sums over those cells (WindowAccumulator);
 //   - from H on, a CoverageMap holds the union of the closed regions, and a
 //     per-cell histogram of time per class combination is updated with each
-//     change of the map, so a tick reads it without a sweep. Open regions are
+//     change of the map, so a tick reads it without a sweep. A batch's closed
+//     regions are gathered in the engine's BatchCoverage and merged into the
+//     map once, at the end of ingest(), in one walk. Open regions are
 //     not in the map: they are laid over it when a tick or a finalization
 //     needs them, up to their own source's watermark.
 // When H moves, the cells it passes are folded (map + open regions as of
@@ -76,7 +79,7 @@ struct SourceTracker {
 class RankTracker {
  public:
   RankTracker(std::string job, std::int32_t rank, const EngineConfig& config, ClassCache& classes,
-              const SpecialNames& names);
+              BatchCoverage& batch, const SpecialNames& names);
 
   const std::string& job() const { return job_; }
   std::int32_t rank() const { return rank_; }
@@ -133,7 +136,7 @@ class RankTracker {
   struct PendingCells {
     std::int64_t first_cell = 0;
     std::vector<Sums> cells;
-    std::vector<PendingStep> durations;  // steps with a duration, by time
+    std::vector<PendingStep> durations;  // steps with a duration, by duration
   };
 
   // rank_ingest.cc
@@ -145,13 +148,16 @@ class RankTracker {
                     std::uint16_t src_index);
   void finish_source(SourceTracker& src, std::uint16_t src_index, std::int64_t at_ns);
   void refresh_rank_state();
-  void add_interval(std::int64_t a, std::int64_t b, ClassMask mask);
+  void add_interval(std::int64_t a, std::int64_t b, ClassMask mask) {
+    const auto m = static_cast<ClassMask>(mask & kMetricClasses);
+    if (m != 0 && a < b) batch_.add(a, b, m);
+  }
+  // Merges the batch's intervals into the map and the cell histograms.
+  void flush_intervals();
   void add_fetch_step(const OpenRegion& r, std::int64_t end_ns, bool end_on_time);
   std::int64_t lower_bound_ns() const;
 
   // rank_finalize.cc
-  MaskHistogram& pending_hist(std::int64_t cell);
-  const MaskHistogram* find_pending_hist(std::int64_t cell) const;
   template <class Emit>
   void overlay(std::int64_t from, std::int64_t to, Emit&& emit) const;
   void add_to_bulk(std::int64_t len, ClassMask old_mask, ClassMask new_mask);
@@ -172,6 +178,7 @@ class RankTracker {
   std::int32_t rank_;
   const EngineConfig& config_;
   ClassCache& classes_;
+  BatchCoverage& batch_;
   SpecialNames names_;
   std::int64_t res_;
 
@@ -187,8 +194,7 @@ class RankTracker {
   DeviceSignal device_ = DeviceSignal::kComputeProxy;
 
   CoverageMap map_;
-  std::deque<MaskHistogram> pending_;  // cells [pending_first_, ...) from the map
-  std::int64_t pending_first_ = 0;
+  PendingHistograms pending_;  // per cell, from the map
   // Time before bulk_before_ns_ that a big watermark jump is about to push out
   // of the history: kept as one histogram that only the totals receive.
   MaskHistogram bulk_{};

@@ -9,8 +9,9 @@
 namespace stallwatch::collector::detail {
 
 // A FIFO of at most `capacity` elements; pushing onto a full ring overwrites
-// (and returns) the oldest. Storage grows lazily up to the capacity, so a
-// rank that lives a minute does not pay for an hour of history.
+// (and push_back returns) the oldest. Storage grows lazily up to exactly the
+// capacity, so a rank that lives a minute does not pay for an hour of
+// history.
 //
 // Index 0 is the oldest element. Single-threaded; holds its elements by value.
 template <class T>
@@ -23,25 +24,34 @@ class RingBuffer {
   bool empty() const { return size_ == 0; }
   bool full() const { return size_ == capacity_; }
 
-  // Appends `value`; returns the element it displaced when the ring was full.
-  std::optional<T> push_back(T value) {
+  // Appends `value`; when the ring is full it overwrites the oldest element.
+  void push(T value) { push_slot() = std::move(value); }
+
+  // Appends an element for the caller to assign, and returns it: a fresh
+  // one, or the oldest one (still holding its value) when the ring is full.
+  [[gnu::always_inline]] T& push_slot() {
     if (size_ == capacity_) {
       // A full ring overwrites memory written long ago: fetch the slots a few
-      // pushes ahead now, so reading the evicted element does not stall.
-      __builtin_prefetch(&storage_[wrap(head_ + kPrefetchAhead % capacity_)], 1);
-      T evicted = std::move(storage_[head_]);
-      storage_[head_] = std::move(value);
+      // pushes ahead now, so reading or replacing them does not stall.
+      if (kPrefetchAhead < capacity_)
+        __builtin_prefetch(&storage_[wrap(head_ + kPrefetchAhead)], 1);
+      T& slot = storage_[head_];
       head_ = wrap(head_ + 1);
-      return evicted;
+      return slot;
     }
-    if (size_ < storage_.size()) {
-      storage_[wrap(head_ + size_)] = std::move(value);
-    } else {
-      if (head_ != 0) linearize();
-      storage_.push_back(std::move(value));
-    }
+    if (size_ < storage_.size()) return storage_[wrap(head_ + size_++)];
+    // Every slot is live: append after the newest, rotated to the end first.
+    if (head_ != 0 || storage_.size() == storage_.capacity()) grow();
     ++size_;
-    return std::nullopt;
+    return storage_.emplace_back();
+  }
+
+  // Appends `value`; returns the element it displaced when the ring was full.
+  std::optional<T> push_back(T value) {
+    std::optional<T> evicted;
+    if (size_ == capacity_) evicted.emplace(std::move(storage_[head_]));
+    push(std::move(value));
+    return evicted;
   }
 
   void pop_front() {
@@ -72,10 +82,16 @@ class RingBuffer {
     const std::size_t n = storage_.size();
     return i >= n ? i - n : i;
   }
-  // Rotates the live elements to start at index 0 so storage can grow.
-  void linearize() {
+  // Rotates the live elements to start at index 0, growing the storage when
+  // it is full (doubling while small, then by half, so a ring that settles
+  // below its capacity leaves at most a third of its storage unused), never
+  // past the capacity.
+  void grow() {
+    const std::size_t n = storage_.size();
+    std::size_t want = n < 8 ? 16 : n < 1024 ? 2 * n : n + n / 2;
+    want = want < capacity_ ? want : capacity_;
     std::vector<T> fresh;
-    fresh.reserve(storage_.size() * 2 < capacity_ ? storage_.size() * 2 : capacity_);
+    fresh.reserve(want > storage_.capacity() ? want : storage_.capacity());
     for (std::size_t i = 0; i < size_; ++i)
       fresh.push_back(std::move((*this)[i]));
     storage_ = std::move(fresh);

@@ -19,15 +19,37 @@ void SortedDurations::insert(std::int64_t v) {
   ++size_;
   indexed_ = false;
   if (blocks_.empty()) {
-    blocks_.emplace_back().push_back(v);
+    blocks_.emplace_back().reserve(kBlockMax + 1);
+    blocks_.back().push_back(v);
     return;
   }
-  const std::size_t i = std::min(block_for(v), blocks_.size() - 1);
+  // After every value equal to v: a window of equal durations then fills
+  // its last block and empties its first, like a queue.
+  const auto after = std::upper_bound(
+      blocks_.begin(), blocks_.end(), v,
+      [](std::int64_t x, const std::vector<std::int64_t>& b) { return x < b.back(); });
+  const std::size_t i =
+      std::min(static_cast<std::size_t>(std::distance(blocks_.begin(), after)), blocks_.size() - 1);
   auto& b = blocks_[i];
+  b.reserve(kBlockMax + 1);  // exactly: a block never grows past it
   b.insert(std::upper_bound(b.begin(), b.end(), v), v);
-  if (b.size() > kBlockMax) {
+  if (b.size() <= kBlockMax) return;
+  // Full: hand an end value to a neighbour with room before splitting, so
+  // blocks stay well filled.
+  if (i > 0 && blocks_[i - 1].size() < kBlockMax) {
+    blocks_[i - 1].reserve(kBlockMax + 1);
+    blocks_[i - 1].push_back(b.front());
+    b.erase(b.begin());
+  } else if (i + 1 < blocks_.size() && blocks_[i + 1].size() < kBlockMax) {
+    auto& next = blocks_[i + 1];
+    next.reserve(kBlockMax + 1);
+    next.insert(next.begin(), b.back());
+    b.pop_back();
+  } else {
     const auto half = static_cast<std::ptrdiff_t>(b.size() / 2);
-    std::vector<std::int64_t> tail(b.begin() + half, b.end());
+    std::vector<std::int64_t> tail;
+    tail.reserve(kBlockMax + 1);
+    tail.assign(b.begin() + half, b.end());
     b.resize(static_cast<std::size_t>(half));
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(tail));
   }
@@ -40,10 +62,32 @@ bool SortedDurations::erase(std::int64_t v) {
   auto it = std::lower_bound(b.begin(), b.end(), v);
   if (it == b.end() || *it != v) return false;
   b.erase(it);
-  if (b.empty()) blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+  if (b.empty()) {
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+  } else if (b.size() < kBlockMax / 4) {
+    merge_small(i);
+  }
   --size_;
   indexed_ = false;
   return true;
+}
+
+// Folds block i into a neighbour when the two fit in three quarters of a
+// block, so erasing keeps blocks at least a quarter full on average.
+void SortedDurations::merge_small(std::size_t i) {
+  constexpr std::size_t kMergedMax = kBlockMax * 3 / 4;
+  std::size_t into = blocks_.size();
+  if (i + 1 < blocks_.size() && blocks_[i].size() + blocks_[i + 1].size() <= kMergedMax) {
+    into = i;
+  } else if (i > 0 && blocks_[i - 1].size() + blocks_[i].size() <= kMergedMax) {
+    into = i - 1;
+  }
+  if (into == blocks_.size()) return;
+  auto& a = blocks_[into];
+  const auto& b = blocks_[into + 1];
+  a.reserve(kBlockMax + 1);
+  a.insert(a.end(), b.begin(), b.end());
+  blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(into + 1));
 }
 
 void SortedDurations::assign(std::vector<std::int64_t> values) {

@@ -8,8 +8,10 @@
 namespace stallwatch::collector::detail {
 
 // A multiset of step durations (ns), kept as sorted blocks of at most
-// kBlockMax values: insert and erase cost a search plus a memmove of one
-// block; the k-th smallest is a binary search over block start ranks, which
+// kBlockMax values, each allocated once at that size; a block that erasing
+// leaves less than a quarter full is folded into a neighbour. Insert and
+// erase cost a search plus a memmove of one block (a merge: two); the k-th
+// smallest is a binary search over block start ranks, which
 // are recomputed on the first read after a change. A window holds at most
 // EngineConfig::max_steps_kept durations, so a tick reads percentiles
 // without sorting anything and a step costs no more than a few hundred
@@ -36,6 +38,7 @@ class SortedDurations {
   // The first block whose last value is >= v (blocks_.size() when none).
   std::size_t block_for(std::int64_t v) const;
 
+  void merge_small(std::size_t i);
   void index() const;
 
   std::vector<std::vector<std::int64_t>> blocks_;  // sorted, none empty

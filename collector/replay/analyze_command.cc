@@ -8,13 +8,15 @@
 #include <vector>
 
 #include "replay/analyze_report.h"
-#include "replay/cached_classifier.h"
 #include "replay/class_presets.h"
 #include "replay/class_rules_toml.h"
 #include "replay/dfanalyzer_summary.h"
 #include "replay/duration_arg.h"
 #include "replay/engine_view.h"
 #include "replay/hta_breakdown.h"
+#include "replay/json_value.h"
+#include "replay/rank_scheduler.h"
+#include "replay/rank_workers.h"
 #include "replay/trace_plan.h"
 
 namespace stallwatch::collector {
@@ -25,7 +27,7 @@ constexpr const char* kUsage =
     "usage: stallwatch analyze FILE... [--json] [--granularity DURATION]\n"
     "                          [--mapping default|dlio] [--classes FILE.toml] [--horizon "
     "DURATION]\n"
-    "                          [--no-engine]\n"
+    "                          [--no-engine] [--threads N]\n"
     "\n"
     "  FILE              dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz\n"
     "  --json            one JSON document instead of tables\n"
@@ -34,7 +36,8 @@ constexpr const char* kUsage =
     "  --classes FILE    [classes] rules tried before the preset's (TOML)\n"
     "  --horizon D       how far back an event may start behind later ones before\n"
     "                    a rank is re-read to stay exact (default 60s)\n"
-    "  --no-engine       skip stallwatch's own view (the DFAnalyzer/HTA parts only)\n";
+    "  --no-engine       skip stallwatch's own view (the DFAnalyzer/HTA parts only)\n"
+    "  --threads N       read up to N ranks at once (default: one per available CPU)\n";
 
 struct AnalyzeOptions {
   std::vector<std::string> files;
@@ -44,6 +47,7 @@ struct AnalyzeOptions {
   std::optional<std::string> classes_file;
   std::int64_t horizon_ns = 60'000'000'000;
   bool engine = true;
+  std::size_t threads = 0;  // 0: one per available CPU
 };
 
 // "" on success, else the usage problem.
@@ -78,6 +82,13 @@ std::string parse_args(std::span<const std::string_view> args, AnalyzeOptions& o
       const auto ns = parse_duration_ns(v);
       if (!ns || *ns <= 0) return std::string(arg) + ": '" + std::string(v) + "' is not a duration";
       (arg == "--granularity" ? o.granularity_ns : o.horizon_ns) = *ns;
+    } else if (arg == "--threads") {
+      if (!value(v)) return "--threads needs a count";
+      std::int64_t n = 0;
+      if (!detail::parse_int(v, n) || n < 1 || n > 1024) {
+        return "--threads: '" + std::string(v) + "' is not a count from 1 to 1024";
+      }
+      o.threads = static_cast<std::size_t>(n);
     } else if (arg == "--mapping") {
       if (!value(v)) return "--mapping needs a preset name";
       if (!class_preset(v)) return "--mapping: unknown preset '" + std::string(v) + "'";
@@ -158,7 +169,6 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
   AnalyzeReport report;
   report.files = options.files;
   report.mapping = mapping_label;
-  CachedClassifier classifier(mapping);
   std::optional<EngineView> view;
   if (options.engine) {
     view.emplace(mapping, options.horizon_ns);
@@ -167,58 +177,43 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
       return 2;
     }
   }
-  TraceSink* sink = view ? &*view : nullptr;
 
-  bool any_dftracer = false, any_kineto = false;
-  for (const RankGroup& group : plan.ranks) {
-    (group.format == TraceFormat::kDftracer ? any_dftracer : any_kineto) = true;
+  DfAnalysisOptions df_options;
+  df_options.granularity_ns = options.granularity_ns;
+  df_options.horizon_ns = options.horizon_ns;
+  const std::size_t threads = options.threads > 0 ? options.threads : available_cpus();
+  std::vector<RankAnalysis> ranks;
+  if (auto problem =
+          analyze_ranks(plan, mapping, df_options, view ? &*view : nullptr, threads, ranks);
+      !problem.empty()) {
+    err << "stallwatch analyze: " << problem << "\n";
+    return 1;
+  }
+  bool any_dftracer = false;
+  std::vector<DfRankResult> df_ranks;
+  std::vector<HtaTraceCollector> hta_ranks;
+  for (RankAnalysis& rank : ranks) {
+    for (ReadStats& s : rank.stats)
+      report.reads.push_back(std::move(s));
+    if (rank.dftracer) {
+      any_dftracer = true;
+      df_ranks.push_back(std::move(*rank.dftracer));
+    }
+    if (rank.hta) hta_ranks.push_back(std::move(*rank.hta));
   }
   if (any_dftracer) {
-    DfAnalysisOptions df_options;
-    df_options.granularity_ns = options.granularity_ns;
-    df_options.horizon_ns = options.horizon_ns;
+    const RebinRanks rebin = [&](std::int64_t origin_ns, BinnedTimes& bins) {
+      return bin_ranks(plan, mapping, threads, origin_ns, options.granularity_ns, bins);
+    };
     DfJobSummary summary;
-    if (auto problem =
-            summarize_dftracer(plan, classifier, df_options, sink, summary, report.reads);
+    if (auto problem = finish_dftracer(plan, df_options, df_ranks, rebin, summary);
         !problem.empty()) {
       err << "stallwatch analyze: " << problem << "\n";
       return 1;
     }
     report.dftracer = std::move(summary);
   }
-  if (any_kineto) {
-    std::vector<HtaTraceCollector> traces;
-    for (const RankGroup& group : plan.ranks) {
-      if (group.format != TraceFormat::kKineto) continue;
-      RankStream stream(plan, group);
-      if (auto problem = stream.open(); !problem.empty()) {
-        err << "stallwatch analyze: " << problem << "\n";
-        return 1;
-      }
-      HtaTraceCollector& hta =
-          traces.emplace_back(group.rank, plan.sources[group.sources.front()].info.path);
-      if (sink) sink->begin_rank(group);
-      const TraceEvent* event = nullptr;
-      const TraceFileInfo* file = nullptr;
-      while (stream.next(event, file)) {
-        hta.add(*event);
-        if (sink) {
-          const bool main_thread = event->os_pid == group.main_pid && event->tid == event->os_pid;
-          sink->event(group, *file, *event,
-                      classifier.classify(event->cat, event->name, main_thread));
-        }
-      }
-      if (!stream.error().empty()) {
-        err << "stallwatch analyze: " << stream.error() << "\n";
-        return 1;
-      }
-      if (sink) sink->end_rank(group);
-      hta.finish(stream.fractional_ts());
-      for (auto& s : stream.stats())
-        report.reads.push_back(std::move(s));
-    }
-    report.hta = hta_breakdown(traces);
-  }
+  if (!hta_ranks.empty()) report.hta = hta_breakdown(hta_ranks);
   if (view) report.engine = view->finish();
 
   report_problems(report.reads, err);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "replay/json_value.h"
+#include "replay/quick_hash.h"
 
 namespace stallwatch::collector {
 
@@ -27,10 +28,28 @@ NameId BatchBuilder::intern(std::string_view name) {
   return names_.intern(name);
 }
 
+const BatchBuilder::CachedNames& BatchBuilder::intern_names(std::string_view cat,
+                                                            std::string_view name) {
+  CachedNames& cached = name_cache_[detail::quick_hash(name, detail::quick_hash(cat)) % kNameCache];
+  if (cached.used && detail::same_text(cached.name, name) && detail::same_text(cached.cat, cat)) {
+    return cached;
+  }
+  cached.cat_id = intern(cat);
+  cached.name_id = intern(name);
+  cached.cat = names_.str(cached.cat_id);
+  cached.name = names_.str(cached.name_id);
+  // A cut or overflowed name reads back differently and is never a hit.
+  cached.used = true;
+  return cached;
+}
+
 BatchBuilder::Process& BatchBuilder::process(const RankGroup& group, const TraceFileInfo& file,
                                              std::int64_t pid) {
   const Key key{static_cast<int>(group.format), group.rank, pid};
+  if (last_process_ != nullptr && key == last_key_) return *last_process_;
   auto [it, inserted] = processes_.try_emplace(key);
+  last_key_ = key;
+  last_process_ = &it->second;
   Process& p = it->second;
   if (inserted) {
     SourceInfo& s = p.batch.source;
@@ -84,8 +103,9 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
       ev.value = event.value;
       break;
   }
-  ev.cat = intern(event.cat);
-  ev.name = intern(event.name);
+  const CachedNames& ids = intern_names(event.cat, event.name);
+  ev.cat = ids.cat_id;
+  ev.name = ids.name_id;
   if (kineto) {
     if (event.stream != -1 && event.cat != "cuda_sync") {
       ev.cat = gpu_cat_;

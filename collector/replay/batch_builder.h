@@ -1,11 +1,13 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "ingest/decoded_batch.h"
@@ -64,14 +66,28 @@ class BatchBuilder {
     bool finished = false;
   };
   using Key = std::tuple<int, std::int64_t, std::int64_t>;  // format, rank, pid
+  // A direct-mapped cache of (cat, name) -> ids in front of NameTable::intern;
+  // the views point at the table's own copies.
+  struct CachedNames {
+    std::string_view cat;
+    std::string_view name;
+    NameId cat_id = NameTable::kEmpty;
+    NameId name_id = NameTable::kEmpty;
+    bool used = false;
+  };
+  static constexpr std::size_t kNameCache = 512;
 
   Process& process(const RankGroup& group, const TraceFileInfo& file, std::int64_t pid);
   void flush(Process& p, bool final, const Emit& emit, bool heartbeat = false);
   NameId intern(std::string_view name);
+  const CachedNames& intern_names(std::string_view cat, std::string_view name);
 
   NameTable& names_;
   Options options_;
   std::map<Key, Process> processes_;
+  Key last_key_{-1, 0, 0};
+  Process* last_process_ = nullptr;
+  std::array<CachedNames, kNameCache> name_cache_{};
   NameId gpu_cat_ = 0;
   NameId dataloader_cat_ = 0;
   NameId fetch_name_ = 0;

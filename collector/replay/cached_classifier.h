@@ -13,8 +13,8 @@ namespace stallwatch::collector {
 // Memoizes ClassMapping::classify per distinct (cat, name, main thread): a
 // trace has a few hundred distinct names and millions of events, so glob rules
 // run once per name. A small direct-mapped table in front of the map answers
-// most events with one string comparison. Memory is one entry per distinct
-// triple. Not thread-safe.
+// most events with two string comparisons. Memory is one entry per distinct
+// triple. Not thread-safe: each reading thread has its own.
 class CachedClassifier {
  public:
   explicit CachedClassifier(ClassMapping mapping) : mapping_(std::move(mapping)) {}
@@ -28,7 +28,10 @@ class CachedClassifier {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   struct Recent {
-    std::string key;
+    std::string cat;
+    std::string name;
+    bool main_thread = false;
+    bool used = false;
     ClassMask mask = 0;
   };
   static constexpr std::size_t kRecent = 256;

@@ -28,6 +28,23 @@ bool BinnedTimes::add(std::int64_t pid, std::int64_t tid, std::int64_t ts_ns, st
   return true;
 }
 
+void BinnedTimes::merge(const BinnedTimes& other) {
+  for (const auto& [bin, threads] : other.bins_) {
+    std::vector<ThreadSums>& mine = bins_[bin];
+    for (const ThreadSums& t : threads) {
+      auto it = std::find_if(mine.begin(), mine.end(),
+                             [&](const ThreadSums& m) { return m.pid == t.pid && m.tid == t.tid; });
+      if (it == mine.end()) {
+        mine.push_back(t);
+      } else {
+        it->compute += t.compute;
+        it->io += t.io;
+        it->app_io += t.app_io;
+      }
+    }
+  }
+}
+
 BinnedTotals BinnedTimes::finish() const {
   BinnedTotals out;
   out.granularity_ns = granularity_ns_;

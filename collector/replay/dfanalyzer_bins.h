@@ -30,7 +30,7 @@ struct BinnedTotals {
 };
 
 // Accumulates BinnedTotals; memory is one entry per (bin, thread) that had
-// events. Not thread-safe.
+// events. Not thread-safe; parallel readers keep one each and merge them.
 class BinnedTimes {
  public:
   BinnedTimes(std::int64_t origin_ns, std::int64_t granularity_ns);
@@ -39,6 +39,9 @@ class BinnedTimes {
   // chose a wrong origin and must start over with the true first timestamp.
   bool add(std::int64_t pid, std::int64_t tid, std::int64_t ts_ns, std::int64_t dur_ns,
            ClassMask classes);
+  // Adds another accumulator's sums (same origin and granularity): the result
+  // is as if its events had been added here.
+  void merge(const BinnedTimes& other);
   BinnedTotals finish() const;
 
  private:

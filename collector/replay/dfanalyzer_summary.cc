@@ -89,52 +89,75 @@ std::string read_rank(const TracePlan& plan, const RankGroup& group, CachedClass
 
 }  // namespace
 
-std::string summarize_dftracer(const TracePlan& plan, CachedClassifier& classifier,
-                               const DfAnalysisOptions& options, TraceSink* sink, DfJobSummary& out,
-                               std::vector<ReadStats>& stats) {
-  out = DfJobSummary{};
-  out.start_ns = std::numeric_limits<std::int64_t>::max();
-  out.end_ns = std::numeric_limits<std::int64_t>::min();
-  // The binning origin is the job's first start; the files' first records
-  // give a guess that is checked once the whole job has been read.
-  std::int64_t origin_guess = std::numeric_limits<std::int64_t>::max();
+std::int64_t dftracer_bin_origin_guess(const TracePlan& plan) {
+  std::int64_t origin = std::numeric_limits<std::int64_t>::max();
   for (const RankGroup& group : plan.ranks) {
     if (group.format != TraceFormat::kDftracer) continue;
     for (std::size_t index : group.sources) {
-      origin_guess = std::min(origin_guess, plan.sources[index].first_ts_ns);
+      origin = std::min(origin, plan.sources[index].first_ts_ns);
     }
   }
-  std::optional<BinnedTimes> binned;
-  bool binned_ok = true;
-  if (options.granularity_ns > 0) binned.emplace(origin_guess, options.granularity_ns);
+  return origin;
+}
 
-  for (const RankGroup& group : plan.ranks) {
-    if (group.format != TraceFormat::kDftracer) continue;
-    DfRankSummary rank;
-    std::vector<LateInterval> late;
-    PassExtras first;
-    first.sink = sink;
-    first.binned = binned ? &*binned : nullptr;
-    first.binned_ok = binned_ok;
-    first.stats = &stats;
-    if (auto err = read_rank(plan, group, classifier, options, {}, late, first, rank);
+std::string summarize_dftracer_rank(const TracePlan& plan, const RankGroup& group,
+                                    CachedClassifier& classifier, const DfAnalysisOptions& options,
+                                    std::int64_t bin_origin_ns, TraceSink* sink, DfRankResult& out,
+                                    std::vector<ReadStats>& stats) {
+  out = DfRankResult{};
+  if (options.granularity_ns > 0) out.binned.emplace(bin_origin_ns, options.granularity_ns);
+  std::vector<LateInterval> late;
+  PassExtras first;
+  first.sink = sink;
+  first.binned = out.binned ? &*out.binned : nullptr;
+  first.stats = &stats;
+  if (auto err = read_rank(plan, group, classifier, options, {}, late, first, out.summary);
+      !err.empty()) {
+    return err;
+  }
+  out.binned_ok = first.binned_ok;
+  if (!late.empty()) {
+    // Some intervals reached into sealed time: read the rank again with them
+    // added up front, so every sealed stretch is measured complete.
+    std::vector<LateInterval> again;
+    PassExtras second;
+    const std::vector<LateInterval> early = late;
+    if (auto err = read_rank(plan, group, classifier, options, early, again, second, out.summary);
         !err.empty()) {
       return err;
     }
-    binned_ok = first.binned_ok;
-    if (!late.empty()) {
-      // Some intervals reached into sealed time: read the rank again with them
-      // added up front, so every sealed stretch is measured complete.
-      std::vector<LateInterval> again;
-      PassExtras second;
-      const std::vector<LateInterval> early = late;
-      if (auto err = read_rank(plan, group, classifier, options, early, again, second, rank);
-          !err.empty()) {
-        return err;
-      }
-      rank.late_intervals = late.size();
-      out.passes = std::max(out.passes, 2);
-    }
+    out.summary.late_intervals = late.size();
+    out.passes = 2;
+  }
+  return {};
+}
+
+std::string bin_dftracer_rank(const TracePlan& plan, const RankGroup& group,
+                              CachedClassifier& classifier, BinnedTimes& bins) {
+  RankStream stream(plan, group);
+  if (auto err = stream.open(); !err.empty()) return err;
+  const TraceEvent* event = nullptr;
+  const TraceFileInfo* file = nullptr;
+  while (stream.next(event, file)) {
+    if (event->kind != TraceEventKind::kComplete) continue;
+    const bool main_thread = event->os_pid == group.main_pid && event->tid == event->os_pid;
+    bins.add(event->pid, event->tid, event->ts_ns, event->dur_ns,
+             classifier.classify(event->cat, event->name, main_thread));
+  }
+  return stream.error();
+}
+
+std::string finish_dftracer(const TracePlan& plan, const DfAnalysisOptions& options,
+                            std::vector<DfRankResult>& ranks, const RebinRanks& rebin,
+                            DfJobSummary& out) {
+  out = DfJobSummary{};
+  out.start_ns = std::numeric_limits<std::int64_t>::max();
+  out.end_ns = std::numeric_limits<std::int64_t>::min();
+  std::optional<BinnedTimes> binned;
+  bool binned_ok = true;
+  for (DfRankResult& result : ranks) {
+    DfRankSummary& rank = result.summary;
+    out.passes = std::max(out.passes, result.passes);
     out.events += rank.events;
     for (std::size_t c = 0; c < out.ops.size(); ++c)
       out.ops[c] += rank.ops[c];
@@ -143,34 +166,53 @@ std::string summarize_dftracer(const TracePlan& plan, CachedClassifier& classifi
       out.start_ns = std::min(out.start_ns, rank.start_ns);
       out.end_ns = std::max(out.end_ns, rank.end_ns);
     }
+    if (result.binned) {
+      binned_ok = binned_ok && result.binned_ok;
+      if (binned) {
+        binned->merge(*result.binned);
+      } else {
+        binned = std::move(result.binned);
+      }
+    }
     out.ranks.push_back(std::move(rank));
   }
   if (out.start_ns > out.end_ns) out.start_ns = out.end_ns = 0;
 
-  if (binned) {
-    if (!binned_ok || origin_guess != out.start_ns) {
+  if (options.granularity_ns > 0) {
+    const std::int64_t origin_guess = dftracer_bin_origin_guess(plan);
+    if (!binned || !binned_ok || origin_guess != out.start_ns) {
       // The origin guessed from the files' first records is not the job's
       // first start: bin again from the true one.
       binned.emplace(out.start_ns, options.granularity_ns);
-      for (const RankGroup& group : plan.ranks) {
-        if (group.format != TraceFormat::kDftracer) continue;
-        RankStream stream(plan, group);
-        if (auto err = stream.open(); !err.empty()) return err;
-        const TraceEvent* event = nullptr;
-        const TraceFileInfo* file = nullptr;
-        while (stream.next(event, file)) {
-          if (event->kind != TraceEventKind::kComplete) continue;
-          const bool main_thread = event->os_pid == group.main_pid && event->tid == event->os_pid;
-          binned->add(event->pid, event->tid, event->ts_ns, event->dur_ns,
-                      classifier.classify(event->cat, event->name, main_thread));
-        }
-        if (!stream.error().empty()) return stream.error();
-      }
+      if (auto err = rebin(out.start_ns, *binned); !err.empty()) return err;
       out.passes = std::max(out.passes, 2);
     }
     out.binned = binned->finish();
   }
   return {};
+}
+
+std::string summarize_dftracer(const TracePlan& plan, CachedClassifier& classifier,
+                               const DfAnalysisOptions& options, TraceSink* sink, DfJobSummary& out,
+                               std::vector<ReadStats>& stats) {
+  const std::int64_t origin = dftracer_bin_origin_guess(plan);
+  std::vector<DfRankResult> ranks;
+  for (const RankGroup& group : plan.ranks) {
+    if (group.format != TraceFormat::kDftracer) continue;
+    if (auto err = summarize_dftracer_rank(plan, group, classifier, options, origin, sink,
+                                           ranks.emplace_back(), stats);
+        !err.empty()) {
+      return err;
+    }
+  }
+  const RebinRanks rebin = [&](std::int64_t, BinnedTimes& bins) -> std::string {
+    for (const RankGroup& group : plan.ranks) {
+      if (group.format != TraceFormat::kDftracer) continue;
+      if (auto err = bin_dftracer_rank(plan, group, classifier, bins); !err.empty()) return err;
+    }
+    return {};
+  };
+  return finish_dftracer(plan, options, ranks, rebin, out);
 }
 
 }  // namespace stallwatch::collector

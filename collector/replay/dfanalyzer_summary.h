@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,15 @@ struct DfAnalysisOptions {
   std::int64_t horizon_ns = 60'000'000'000;  // how far back late events may reach before a re-read
 };
 
+// One rank's part of the summary, independent of every other rank (so ranks
+// can be read on different threads).
+struct DfRankResult {
+  DfRankSummary summary;
+  int passes = 1;
+  std::optional<BinnedTimes> binned;  // with a granularity: this rank's bins
+  bool binned_ok = true;              // false: an event started before the bin origin
+};
+
 // Streams every dftracer rank of `plan` once (twice for a rank whose events
 // reach further back than the horizon) and fills `out`. `sink`, when given,
 // sees every event of the first pass. Returns "" or the message of an
@@ -57,5 +67,26 @@ struct DfAnalysisOptions {
 std::string summarize_dftracer(const TracePlan& plan, CachedClassifier& classifier,
                                const DfAnalysisOptions& options, TraceSink* sink, DfJobSummary& out,
                                std::vector<ReadStats>& stats);
+
+// The pieces of summarize_dftracer(), for callers that read ranks in
+// parallel: the binning origin guessed from the files' first records; one
+// rank's result (its files' statistics appended to `stats`); the job summary
+// from every rank's result in plan order. finish_dftracer() re-reads the
+// ranks (through `rebin`) only when the guessed origin was wrong.
+// summarize_dftracer() is these run one rank after the other.
+std::int64_t dftracer_bin_origin_guess(const TracePlan& plan);
+std::string summarize_dftracer_rank(const TracePlan& plan, const RankGroup& group,
+                                    CachedClassifier& classifier, const DfAnalysisOptions& options,
+                                    std::int64_t bin_origin_ns, TraceSink* sink, DfRankResult& out,
+                                    std::vector<ReadStats>& stats);
+// Bins every event of one rank from `origin_ns`; "" or an unreadable file.
+std::string bin_dftracer_rank(const TracePlan& plan, const RankGroup& group,
+                              CachedClassifier& classifier, BinnedTimes& bins);
+// Bins every dftracer rank of the plan from `origin_ns` into `bins`; "" or an
+// unreadable file.
+using RebinRanks = std::function<std::string(std::int64_t origin_ns, BinnedTimes& bins)>;
+std::string finish_dftracer(const TracePlan& plan, const DfAnalysisOptions& options,
+                            std::vector<DfRankResult>& ranks, const RebinRanks& rebin,
+                            DfJobSummary& out);
 
 }  // namespace stallwatch::collector

@@ -9,6 +9,8 @@ namespace stallwatch::collector {
 
 namespace {
 
+static_assert(LineReader::kLinePadding >= kScanPadding, "lines go to the scanner in place");
+
 // A CM value this large is a µs timestamp (after 1970-01-12), not a parameter.
 constexpr std::int64_t kMinMarkTimestampNs = 1'000'000'000'000;
 

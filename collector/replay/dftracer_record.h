@@ -45,9 +45,14 @@ struct DftracerRecord {
   std::int64_t start_ppid = -1;   // args.ppid
 };
 
+// Readable bytes scan_dftracer_record() needs after the line (it reads whole
+// words; their contents do not matter).
+inline constexpr std::size_t kScanPadding = 16;
+
 // Fast path for the compact lines dftracer writes: no escapes in the strings
 // the reader keeps, integer pid/tid. Returns false, having decided nothing,
-// for anything else; the caller then uses parse_dftracer_record().
+// for anything else; the caller then uses parse_dftracer_record(). `line`
+// must be followed by kScanPadding readable bytes (dftracer_scan.cc).
 bool scan_dftracer_record(std::string_view line, DftracerRecord& out);
 
 // Full JSON parse of one line (any valid JSON object). False with `problem`

@@ -22,17 +22,17 @@ EngineConfig offline_config(const ClassMapping& classes, std::int64_t lateness_n
   return config;
 }
 
-BatchBuilder::Options builder_options() {
+}  // namespace
+
+BatchBuilder::Options EngineView::batch_options() {
   BatchBuilder::Options options;
   options.job = "dftracer";
   options.kineto_job = "kineto";
   return options;
 }
 
-}  // namespace
-
 EngineView::EngineView(const ClassMapping& classes, std::int64_t lateness_ns)
-    : config_(offline_config(classes, lateness_ns)), builder_(names_, builder_options()) {
+    : config_(offline_config(classes, lateness_ns)), builder_(names_, batch_options()) {
   error_ = validate(config_);
   if (error_.empty()) engine_ = std::make_unique<Engine>(config_, names_);
   emit_ = [this](const DecodedBatch& batch) { ingest(batch); };
@@ -43,6 +43,20 @@ EngineView::~EngineView() = default;
 void EngineView::ingest(const DecodedBatch& batch) {
   latest_ns_ = std::max(latest_ns_, batch.sent_at_ns);
   if (engine_) engine_->ingest(batch, batch.sent_at_ns);
+}
+
+void EngineView::ingest_shipped(ShippedBatch& shipped) {
+  if (shipped.producer >= shipped_ids_.size()) shipped_ids_.resize(shipped.producer + 1);
+  std::vector<NameId>& ids = shipped_ids_[shipped.producer];
+  ids.resize(shipped.first_new_name, NameTable::kOverflow);
+  for (const std::string& name : shipped.new_names)
+    ids.push_back(names_.intern(name));
+  const auto map = [&](NameId id) { return id < ids.size() ? ids[id] : NameTable::kOverflow; };
+  for (Event& e : shipped.batch.events) {
+    e.cat = map(e.cat);
+    e.name = map(e.name);
+  }
+  ingest(shipped.batch);
 }
 
 void EngineView::begin_rank(const RankGroup&) {}

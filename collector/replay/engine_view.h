@@ -4,10 +4,12 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "ingest/name_table.h"
 #include "replay/batch_builder.h"
+#include "replay/batch_channel.h"
 #include "replay/trace_sink.h"
 
 namespace stallwatch::collector {
@@ -16,7 +18,8 @@ namespace stallwatch::collector {
 // batches its processes would have sent and fed into the same Engine as live
 // data, on the trace's own clock; one tick at the end gives every rank's
 // metrics over the whole run (totals) and over each window ending at the
-// rank's last event. Not thread-safe.
+// rank's last event. Not thread-safe: one thread feeds it, either as a
+// TraceSink or with batches shipped from reading threads.
 class EngineView : public TraceSink {
  public:
   // `lateness_ns`: how far back an event may start behind its process's
@@ -33,6 +36,13 @@ class EngineView : public TraceSink {
              ClassMask classes) override;
   void end_rank(const RankGroup& group) override;
 
+  // A batch built on another thread by a ShippingSink (with these options):
+  // its names are mapped into this view's table, then it is ingested like
+  // one built here. Call on the thread that owns the view; batches of one
+  // producer in the order they were built.
+  void ingest_shipped(ShippedBatch& shipped);
+  static BatchBuilder::Options batch_options();
+
   // Ticks once at the latest time seen and returns the snapshot.
   std::shared_ptr<const Snapshot> finish();
   const EngineConfig& config() const { return config_; }
@@ -47,6 +57,7 @@ class EngineView : public TraceSink {
   BatchBuilder builder_;
   BatchBuilder::Emit emit_;
   std::int64_t latest_ns_ = std::numeric_limits<std::int64_t>::min();
+  std::vector<std::vector<NameId>> shipped_ids_;  // per producer: its id -> ours
 };
 
 }  // namespace stallwatch::collector

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace stallwatch::collector {
 
@@ -11,6 +14,55 @@ bool is_ws(char c) {
 }
 bool ends_scalar(char c) {
   return c == ',' || c == '}' || c == ']' || is_ws(c);
+}
+
+// The first of " { } [ ] in [p, end), or end; 16 bytes at a time where SSE2
+// is there (every x86-64). May read up to 15 bytes past `end` (the buffer's
+// padding), never using them.
+const char* find_structural(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i open_brace = _mm_set1_epi8('{');
+  const __m128i close_brace = _mm_set1_epi8('}');
+  const __m128i open_bracket = _mm_set1_epi8('[');
+  const __m128i close_bracket = _mm_set1_epi8(']');
+  while (p < end) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i braces =
+        _mm_or_si128(_mm_cmpeq_epi8(chunk, open_brace), _mm_cmpeq_epi8(chunk, close_brace));
+    const __m128i brackets =
+        _mm_or_si128(_mm_cmpeq_epi8(chunk, open_bracket), _mm_cmpeq_epi8(chunk, close_bracket));
+    const __m128i hits = _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_or_si128(braces, brackets));
+    const int mask = _mm_movemask_epi8(hits);
+    if (mask != 0) return std::min(end, p + __builtin_ctz(static_cast<unsigned>(mask)));
+    p += 16;
+  }
+  return end;
+#else
+  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
+    ++p;
+  return p;
+#endif
+}
+
+// The first '"' or '\\' in [p, end), or end (reads as find_structural does).
+const char* find_quote_or_backslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (p < end) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const int mask = _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+    if (mask != 0) return std::min(end, p + __builtin_ctz(static_cast<unsigned>(mask)));
+    p += 16;
+  }
+  return end;
+#else
+  while (p < end && *p != '"' && *p != '\\')
+    ++p;
+  return p;
+#endif
 }
 }  // namespace
 
@@ -130,8 +182,22 @@ bool JsonObjectScanner::scan_value(std::size_t& end) {
   std::size_t i = pos_;
   for (;;) {
     while (i < end_) {
-      const char ch = buffer_[i];
+      const char* base = buffer_.data();
+      i = static_cast<std::size_t>(find_structural(base + i, base + end_) - base);
+      if (i >= end_) break;
+      const char ch = base[i];
       if (ch == '"') {
+        // Within the buffered bytes here; across a refill in scan_string().
+        std::size_t j = i + 1;
+        while (j < end_) {
+          j = static_cast<std::size_t>(find_quote_or_backslash(base + j, base + end_) - base);
+          if (j >= end_ || base[j] == '"') break;
+          j += 2;  // an escape and the character it escapes
+        }
+        if (j < end_) {
+          i = j + 1;
+          continue;
+        }
         std::size_t close = 0;
         if (!scan_string(i, close)) return false;
         i = close + 1;

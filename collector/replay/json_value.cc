@@ -12,6 +12,15 @@ bool parse_int(std::string_view text, std::int64_t& out) {
   return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
 }
 
+bool micros_to_nanos(std::int64_t us, std::int64_t& out) {
+  if (us > std::numeric_limits<std::int64_t>::max() / 1000 ||
+      us < std::numeric_limits<std::int64_t>::min() / 1000) {
+    return false;
+  }
+  out = us * 1000;
+  return true;
+}
+
 bool parse_micros_as_nanos(std::string_view text, std::int64_t& out) {
   std::int64_t whole = 0;
   std::size_t i = 0;
@@ -57,14 +66,7 @@ bool parse_micros_as_nanos(std::string_view text, std::int64_t& out) {
 
 bool json_micros(simdjson::ondemand::value value, std::int64_t& out_ns) {
   std::int64_t us = 0;
-  if (!value.get_int64().get(us)) {
-    if (us > std::numeric_limits<std::int64_t>::max() / 1000 ||
-        us < std::numeric_limits<std::int64_t>::min() / 1000) {
-      return false;
-    }
-    out_ns = us * 1000;
-    return true;
-  }
+  if (!value.get_int64().get(us)) return micros_to_nanos(us, out_ns);
   std::string_view token;
   return json_text(value, token) && parse_micros_as_nanos(token, out_ns);
 }

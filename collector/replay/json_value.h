@@ -30,5 +30,7 @@ bool parse_int(std::string_view text, std::int64_t& out);
 // (µs -> ns): "1712195495505582.988" -> 1712195495505582988. Digits past the
 // third decimal are dropped; exponents go through a double.
 bool parse_micros_as_nanos(std::string_view text, std::int64_t& out);
+// Whole microseconds -> nanoseconds; false when the product overflows.
+bool micros_to_nanos(std::int64_t us, std::int64_t& out);
 
 }  // namespace stallwatch::collector::detail

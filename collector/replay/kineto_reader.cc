@@ -9,6 +9,7 @@ namespace stallwatch::collector {
 
 namespace {
 
+using detail::key_is;
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::number_type;
 
@@ -115,40 +116,37 @@ KinetoReader::Parsed KinetoReader::parse_element(TraceEvent& event, std::string&
   bool has_dur = false;
   for (auto field_result : object) {
     simdjson::ondemand::field field;
-    std::string_view key;
     if (auto err = std::move(field_result).get(field)) {
       problem = simdjson::error_message(err);
       return Parsed::kMalformed;
     }
-    if (auto err = field.unescaped_key().get(key)) {
-      problem = simdjson::error_message(err);
-      return Parsed::kMalformed;
-    }
+    // Raw keys: profiler keys have no escapes, and nothing is unescaped.
+    const char* key = field.key().raw();
     simdjson::ondemand::value value = field.value();
-    if (key == "ph") {
+    if (key_is(key, "ph")) {
       if (value.get_string().get(ph)) {
         problem = "\"ph\" is not a string";
         return Parsed::kMalformed;
       }
-    } else if (key == "name") {
+    } else if (key_is(key, "name")) {
       std::string_view s;
       if (!detail::json_text(value, s)) {
         problem = "\"name\" is not a string";
         return Parsed::kMalformed;
       }
       event.name = s;
-    } else if (key == "cat") {
+    } else if (key_is(key, "cat")) {
       std::string_view s;
       if (!detail::json_text(value, s)) {
         problem = "\"cat\" is not a string";
         return Parsed::kMalformed;
       }
       event.cat = s;
-    } else if (key == "pid") {
+    } else if (key_is(key, "pid")) {
       detail::json_int(value, event.pid);
-    } else if (key == "tid") {
+    } else if (key_is(key, "tid")) {
       detail::json_int(value, event.tid);
-    } else if (key == "ts") {
+    } else if (key_is(key, "ts")) {
       bool is_float = false;
       if (!read_time(value, event.ts_us, event.ts_ns, is_float)) {
         problem = "\"ts\" is not a number";
@@ -156,26 +154,26 @@ KinetoReader::Parsed KinetoReader::parse_element(TraceEvent& event, std::string&
       }
       event.ts_is_float = is_float;
       has_ts = true;
-    } else if (key == "dur") {
+    } else if (key_is(key, "dur")) {
       bool is_float = false;
       if (!read_time(value, event.dur_us, event.dur_ns, is_float)) {
         problem = "\"dur\" is not a number";
         return Parsed::kMalformed;
       }
       has_dur = true;
-    } else if (key == "args") {
+    } else if (key_is(key, "args")) {
       simdjson::ondemand::object args;
       if (value.get_object().get(args)) continue;
       for (auto arg_result : args) {
         simdjson::ondemand::field arg;
-        std::string_view arg_key;
-        if (std::move(arg_result).get(arg) || arg.unescaped_key().get(arg_key)) {
+        if (std::move(arg_result).get(arg)) {
           problem = "bad \"args\"";
           return Parsed::kMalformed;
         }
-        if (arg_key == "stream") {
+        const char* arg_key = arg.key().raw();
+        if (key_is(arg_key, "stream")) {
           detail::json_int(arg.value(), event.stream);
-        } else if (arg_key == "correlation") {
+        } else if (key_is(arg_key, "correlation")) {
           detail::json_int(arg.value(), event.correlation);
         }
       }

@@ -28,7 +28,7 @@ class LineReader {
   static constexpr std::size_t kLinePadding = 64;
   static constexpr std::size_t kFirstChunk = 64u << 10;
 
-  explicit LineReader(InputFile& file, std::size_t chunk_bytes = 4u << 20,
+  explicit LineReader(InputFile& file, std::size_t chunk_bytes = 512u << 10,
                       std::size_t max_line_bytes = 64u << 20);
 
   // False at the end of the file or on a read error (then error() is set).

@@ -29,9 +29,6 @@ IntervalTotals& IntervalTotals::operator+=(const IntervalTotals& o) {
   return *this;
 }
 
-RankIntervals::RankIntervals(std::int64_t horizon_ns)
-    : horizon_ns_(std::max<std::int64_t>(horizon_ns, 0)) {}
-
 std::size_t RankIntervals::pending() const {
   std::size_t n = 0;
   for (int c = 0; c < kTracked; ++c)
@@ -39,9 +36,29 @@ std::size_t RankIntervals::pending() const {
   return n;
 }
 
+RankIntervals::RankIntervals(std::int64_t horizon_ns)
+    : horizon_ns_(std::max<std::int64_t>(horizon_ns, 0)) {
+  pending_normalized_.fill(true);
+}
+
 void RankIntervals::insert(ClassMask classes, std::int64_t start, std::int64_t end) {
   for (int c = 0; c < kTracked; ++c) {
-    if ((classes & class_bit(kTrackedClasses[c])) != 0) pending_[c].push_back({start, end});
+    if ((classes & class_bit(kTrackedClasses[c])) == 0) continue;
+    std::vector<Interval>& v = pending_[c];
+    if (!pending_normalized_[c] || v.empty()) {
+      v.push_back({start, end});
+    } else if (end >= v.back().end) {
+      // Ends only grow: what the new interval touches is at the back.
+      while (!v.empty() && v.back().end >= start) {
+        start = std::min(start, v.back().start);
+        v.pop_back();
+      }
+      v.push_back({start, end});
+    } else if (start < v.back().start) {
+      pending_normalized_[c] = false;
+      v.push_back({start, end});
+    }
+    // else: inside the last interval already.
   }
 }
 
@@ -72,10 +89,21 @@ void RankIntervals::advance(std::int64_t watermark_ns) {
 
 void RankIntervals::seal(std::int64_t at) {
   for (int c = 0; c < kTracked; ++c) {
-    normalize(pending_[c]);
-    union_of(open_[c], pending_[c], scratch_);
-    pending_[c].clear();
-    open_[c].swap(scratch_);
+    std::vector<Interval>& open = open_[c];
+    std::vector<Interval>& pending = pending_[c];
+    if (!pending_normalized_[c]) normalize(pending);
+    if (!pending.empty()) {
+      // Open intervals ending before the first pending start stay as they
+      // are; only the tail of the open list is merged.
+      const auto untouched =
+          std::partition_point(open.begin(), open.end(),
+                               [&](const Interval& iv) { return iv.end < pending.front().start; });
+      union_of(std::span<const Interval>(untouched, open.end()), pending, scratch_);
+      open.erase(untouched, open.end());
+      open.insert(open.end(), scratch_.begin(), scratch_.end());
+    }
+    pending.clear();
+    pending_normalized_[c] = true;
     split_at(open_[c], at, sealed_[c]);
   }
   const auto& comp = sealed_[kCompute];

@@ -72,9 +72,12 @@ class RankIntervals {
   std::int64_t sealed_to_ = std::numeric_limits<std::int64_t>::min();
   std::size_t since_seal_ = 0;
   std::size_t peak_pending_ = 0;
-  std::array<std::vector<Interval>, kTracked> open_;     // normalized, all >= sealed_to_
-  std::array<std::vector<Interval>, kTracked> pending_;  // raw, appended
-  std::array<std::vector<Interval>, kTracked> sealed_;   // scratch
+  std::array<std::vector<Interval>, kTracked> open_;  // normalized, all >= sealed_to_
+  // Appended; normalized as it grows while intervals come in end order (as
+  // trace files are written), raw from the first one that does not.
+  std::array<std::vector<Interval>, kTracked> pending_;
+  std::array<bool, kTracked> pending_normalized_{};
+  std::array<std::vector<Interval>, kTracked> sealed_;  // scratch
   std::vector<Interval> scratch_;
   IntervalTotals totals_;
 };

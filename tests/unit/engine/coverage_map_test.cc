@@ -152,5 +152,83 @@ TEST(CoverageMap, MatchesBruteForceOnRandomUnions) {
   }
 }
 
+// Whole breakpoint lists (as BatchCoverage makes them) merged at random
+// places, before, inside and after what is known, against a per-unit
+// reference: masks, reported changes, coalescing and trimming.
+TEST(CoverageMap, MergeMatchesBruteForceOnRandomLists) {
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    constexpr std::int64_t kSpan = 4000;
+    std::vector<ClassMask> ref(kSpan, 0);
+    CoverageMap map;
+    std::vector<Breakpoint> scratch;
+    std::int64_t trimmed = 0;
+    std::int64_t frontier = 0;  // batches mostly move forward
+    for (int op = 0; op < 200; ++op) {
+      if (op % 40 == 39) {
+        trimmed = std::min<std::int64_t>(
+            kSpan - 100, trimmed + std::uniform_int_distribution<std::int64_t>(0, 300)(rng));
+        map.trim_before(trimmed);
+      }
+      std::int64_t t = std::max(trimmed, frontier - std::uniform_int_distribution<std::int64_t>(
+                                                        0, op % 3 == 0 ? 600 : 5)(rng));
+      t = std::min(t, kSpan - 2);
+      std::vector<Breakpoint> list;
+      std::vector<ClassMask> add(kSpan, 0);
+      const int pieces = std::uniform_int_distribution<int>(1, 40)(rng);
+      for (int i = 0; i < pieces && t < kSpan - 1; ++i) {
+        t += std::uniform_int_distribution<std::int64_t>(0, 3)(rng);
+        const auto m = static_cast<ClassMask>(std::uniform_int_distribution<int>(0, 7)(rng));
+        if (t >= kSpan - 1 || (!list.empty() && list.back().mask == m) ||
+            (list.empty() && m == 0)) {
+          continue;
+        }
+        if (!list.empty() && list.back().t == t) list.pop_back();
+        if (!list.empty() && list.back().mask == m) continue;
+        list.push_back(Breakpoint{t, m});
+        t += std::uniform_int_distribution<std::int64_t>(1, 25)(rng);
+      }
+      if (list.empty()) continue;
+      if (list.back().mask != 0) list.push_back(Breakpoint{std::min(t, kSpan - 1), 0});
+      if (list.size() < 2 || list.back().t <= list[list.size() - 2].t) continue;
+      for (std::size_t i = 0; i + 1 < list.size(); ++i) {
+        for (std::int64_t u = list[i].t; u < list[i + 1].t; ++u)
+          add[static_cast<std::size_t>(u)] = list[i].mask;
+      }
+      frontier = std::max(frontier, list.back().t);
+      std::vector<char> changed(kSpan, 0);
+      std::int64_t last_end = list.front().t;
+      map.merge(list, scratch, [&](std::int64_t s, std::int64_t e, ClassMask o, ClassMask n) {
+        ASSERT_GE(s, last_end);
+        ASSERT_LT(s, e);
+        last_end = e;
+        for (std::int64_t u = s; u < e; ++u) {
+          const auto k = static_cast<std::size_t>(u);
+          ASSERT_EQ(o, ref[k]) << "t=" << u;
+          ASSERT_EQ(n, ref[k] | add[k]);
+          changed[k] = 1;
+        }
+      });
+      for (std::int64_t u = trimmed; u < kSpan; ++u) {
+        const auto k = static_cast<std::size_t>(u);
+        ASSERT_EQ(changed[k] == 1, (ref[k] | add[k]) != ref[k]) << "t=" << u;
+        ref[k] |= add[k];
+      }
+      std::int64_t covered = trimmed;
+      ClassMask prev = 0xFF;
+      map.for_each(trimmed, kSpan, [&](std::int64_t s, std::int64_t e, ClassMask m) {
+        ASSERT_EQ(s, covered);
+        ASSERT_NE(m, prev) << "unmerged neighbours at " << s;
+        prev = m;
+        for (std::int64_t u = s; u < e; ++u)
+          ASSERT_EQ(m, ref[static_cast<std::size_t>(u)]) << "t=" << u;
+        covered = e;
+      });
+      ASSERT_EQ(covered, kSpan);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stallwatch::collector::detail

@@ -45,13 +45,29 @@ TEST(RingBuffer, StorageGrowsOnlyAsNeeded) {
   EXPECT_EQ(r.capacity(), 1000u);
 }
 
+// Growing by doubling must stop at the capacity: a 20000-slot ring that
+// fills up holds 20000 elements' worth, not the next power of two.
+TEST(RingBuffer, StorageNeverExceedsTheCapacity) {
+  RingBuffer<std::int64_t> r(20000);
+  for (std::int64_t i = 0; i < 50000; ++i)
+    r.push(i);
+  EXPECT_EQ(r.size(), 20000u);
+  EXPECT_EQ(r.front(), 30000);
+  EXPECT_EQ(r.back(), 49999);
+  EXPECT_EQ(r.bytes(), 20000 * sizeof(std::int64_t));
+}
+
 TEST(RingBuffer, MatchesADequeUnderRandomOperations) {
   std::mt19937 rng(7);
   RingBuffer<int> r(17);
   std::deque<int> ref;
   for (int i = 0; i < 5000; ++i) {
     const int op = std::uniform_int_distribution<int>(0, 9)(rng);
-    if (op < 6) {
+    if (op == 0) {
+      r.push(i);
+      ref.push_back(i);
+      if (ref.size() > 17) ref.pop_front();
+    } else if (op < 6) {
       auto out = r.push_back(i);
       ref.push_back(i);
       if (ref.size() > 17) {

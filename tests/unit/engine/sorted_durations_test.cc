@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <random>
 
 namespace stallwatch::collector::detail {
@@ -34,6 +35,31 @@ TEST(SortedDurations, InsertKeepsOrderEraseRemovesOneOccurrence) {
   d.clear();
   EXPECT_TRUE(d.empty());
   EXPECT_FALSE(d.erase(2));
+}
+
+// A window slides over steps of jittery length: old durations leave, new
+// ones land anywhere. Blocks must stay well filled (the memory per rank is
+// mostly such windows), not drift to half-empty blocks of doubled capacity.
+TEST(SortedDurations, StaysCompactUnderASlidingWindowOfRandomDurations) {
+  std::mt19937 rng(1);
+  SortedDurations d;
+  std::deque<std::int64_t> fifo;
+  for (int i = 0; i < 100000; ++i) {
+    const std::int64_t v =
+        10'000'000 + std::uniform_int_distribution<std::int64_t>(0, 2'000'000)(rng);
+    d.insert(v);
+    fifo.push_back(v);
+    if (fifo.size() > 8192) {
+      ASSERT_TRUE(d.erase(fifo.front()));
+      fifo.pop_front();
+    }
+  }
+  ASSERT_EQ(d.size(), 8192u);
+  EXPECT_LT(d.bytes(), 13 * d.size());
+  std::vector<std::int64_t> sorted(fifo.begin(), fifo.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 0; k < sorted.size(); k += 97)
+    ASSERT_EQ(d[k], sorted[k]);
 }
 
 // Many blocks: random inserts and erases against a sorted reference.

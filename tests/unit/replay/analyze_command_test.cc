@@ -88,6 +88,34 @@ TEST(AnalyzeCommand, JsonCarriesDfanalyzerFieldsAndTheEngineView) {
   EXPECT_EQ(doc.at("reads").size(), 8u);
 }
 
+TEST(AnalyzeCommand, ReadingRanksInParallelChangesNothing) {
+  std::vector<std::string> words = dlio_files();
+  words.push_back(testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"));
+  words.push_back(testing::test_data("kineto/two-rank/sampled_rank-1.json.gz"));
+  words.insert(words.end(), {"--json", "--mapping", "dlio", "--granularity", "1s"});
+  std::vector<std::string> one = words, many = words;
+  one.insert(one.end(), {"--threads", "1"});
+  many.insert(many.end(), {"--threads", "4"});
+  const CommandRun a = analyze(one), b = analyze(many);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);  // DFAnalyzer, HTA and the engine's view, byte for byte
+  EXPECT_EQ(a.err, b.err);
+  const auto doc = nlohmann::json::parse(b.out);
+  EXPECT_EQ(doc.at("reads").size(), 10u);
+  EXPECT_EQ(doc.at("stallwatch").at("jobs").size(), 2u);  // dftracer and kineto
+}
+
+TEST(AnalyzeCommand, AnUnreadableFileFailsAParallelRunToo) {
+  std::vector<std::string> words = dlio_files();
+  words.push_back("/nonexistent/trace-8-of-9.pfw");
+  words.insert(words.end(), {"--threads", "3"});
+  const CommandRun r = analyze(words);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/trace-8-of-9.pfw"), std::string::npos) << r.err;
+  EXPECT_EQ(analyze({dlio_files()[0], "--threads", "0"}).code, 2);
+}
+
 TEST(AnalyzeCommand, TextShowsHtasBreakdownForKineto) {
   const CommandRun r = analyze({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
                                 testing::test_data("kineto/two-rank/sampled_rank-1.json.gz")});

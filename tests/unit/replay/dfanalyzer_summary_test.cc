@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,32 @@ TEST(DfanalyzerSummary, BinsLikeDfanalyzersApproximation) {
   EXPECT_EQ(b.unoverlapped_app_compute, 50 * kUs);
   // The exact view of the same events.
   EXPECT_EQ(s.exact.compute, 80 * kUs);  // threads of one rank overlap: [0,50) + [150,180)
+}
+
+TEST(DfanalyzerSummary, MergedBinsEqualOneAccumulator) {
+  const ClassMask compute = class_bit(EventClass::kCompute);
+  const ClassMask io = class_bit(EventClass::kIo);
+  BinnedTimes whole(0, 100), first(0, 100), second(0, 100);
+  struct Add {
+    std::int64_t pid, tid, ts, dur;
+    ClassMask classes;
+  };
+  const Add adds[] = {{1, 1, 0, 50, compute},   {1, 1, 20, 30, io},      {1, 2, 150, 80, io},
+                      {2, 2, 160, 10, compute}, {1, 1, 90, 40, compute}, {1, 2, 110, 5, io}};
+  for (std::size_t i = 0; i < std::size(adds); ++i) {
+    const Add& a = adds[i];
+    ASSERT_TRUE(whole.add(a.pid, a.tid, a.ts, a.dur, a.classes));
+    // The same (pid, tid) lands in both halves: sums must add, not replace.
+    ASSERT_TRUE((i % 2 == 0 ? first : second).add(a.pid, a.tid, a.ts, a.dur, a.classes));
+  }
+  first.merge(second);
+  const BinnedTotals a = whole.finish(), b = first.finish();
+  EXPECT_EQ(b.bins, a.bins);
+  EXPECT_EQ(b.compute, a.compute);
+  EXPECT_EQ(b.io, a.io);
+  EXPECT_EQ(b.unoverlapped_io, a.unoverlapped_io);
+  EXPECT_EQ(b.unoverlapped_compute, a.unoverlapped_compute);
+  EXPECT_EQ(a.compute, 90 + 10);  // bin 0: thread (1,1) 50 + 40; bin 1: max(0, 10)
 }
 
 }  // namespace

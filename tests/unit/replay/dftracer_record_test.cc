@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "test_files.h"
@@ -97,6 +98,80 @@ TEST(DftracerRecord, FastScannerDeclinesWhatItDoesNotHandle) {
   check(R"({"name":"n","cat":"c","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X","args":{"step":4.0}})",
         false);
   check(R"({"name":7,"cat":"c","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X"})", false);
+}
+
+// Lines of both dialects and the shapes the fast paths special-case.
+const std::vector<std::string>& sample_lines() {
+  static const std::vector<std::string> lines = {
+      R"({"id":2,"name":"pread","cat":"POSIX","type":3,"pid":100000,"tid":100000,"ts":1744611914000075,"dur":1156,"ph":1,"args":{"hhash":"83f0c1d2e4a5b6c7","fhash":"1f2e3d4c5b6a7980","ret":1048576,"offset":0}})",
+      R"({"name":"CM","cat":"dftracer","type":1,"pid":100000,"tid":100000,"ph":4,"args":{"hhash":"83f0c1d2e4a5b6c7","name":"epoch.start","value":"1744611914000000"}})",
+      R"({"id":5,"name":"start","cat":"dftracer","pid":1028567,"tid":1028567,"ts":1744611912981173,"dur":0,"ph":"X","args":{"hhash":9509357668201227806,"p_idx":-1,"level":1,"date":"Sun Apr 13","ppid":1028565}})",
+      R"({"id":9,"name":"loop.iter","cat":"data_loader","type":6,"pid":7,"tid":7,"ts":123456789012345,"dur":98765,"ph":1,"args":{"hhash":"8bf0","step":"12","epoch":"3"}})",
+      R"({"name":"fork","cat":"POSIX","pid":1,"tid":2,"ts":1,"dur":2,"ph":"X","args":{"ret":0}})",
+      R"({"name":"cpu","cat":"sys","type":7,"ts":150,"ph":2,"pid":7,"tid":7,"args":{"load":42}})",
+  };
+  return lines;
+}
+
+TEST(DftracerRecord, FastScannerDeclinesEveryCutOffLineWhateverFollowsIt) {
+  // A line cut short (a killed writer, the last line of a damaged .gz) is
+  // followed in the buffer by stale bytes: here, the rest of the real line.
+  for (const std::string& text : sample_lines()) {
+    for (std::size_t cut = 0; cut < text.size(); ++cut) {
+      std::string buffer = text;
+      buffer.append(64, ' ');
+      DftracerRecord r;
+      EXPECT_FALSE(scan_dftracer_record(std::string_view(buffer.data(), cut), r))
+          << text.substr(0, cut);
+    }
+  }
+}
+
+TEST(DftracerRecord, FastScannerIgnoresWhatFollowsACompleteLine) {
+  for (const std::string& text : sample_lines()) {
+    for (const std::string tail : {"", "0123456789", "\"}}", "\\\\\\\\", ",\"ts\":1}"}) {
+      std::string buffer = text + tail;
+      buffer.append(64, tail.empty() ? ' ' : tail.back());
+      SCOPED_TRACE(text + " + " + tail);
+      check(std::string(buffer.data(), text.size()), true);
+      DftracerRecord with_tail, clean;
+      ASSERT_TRUE(scan_dftracer_record(std::string_view(buffer.data(), text.size()), with_tail));
+      std::string padded = text;
+      padded.append(64, ' ');
+      ASSERT_TRUE(scan_dftracer_record(std::string_view(padded.data(), text.size()), clean));
+      expect_same(with_tail, clean, text);
+    }
+  }
+}
+
+// Every single-byte change of the sample lines: whenever both the fast
+// scanner and the JSON parser take the result, they read the same fields.
+TEST(DftracerRecord, FastScannerAgreesWithTheJsonParserOnDamagedLines) {
+  simdjson::ondemand::parser parser;
+  std::size_t compared = 0, declined = 0;
+  for (const std::string& text : sample_lines()) {
+    for (std::size_t at = 0; at < text.size(); ++at) {
+      for (char c : std::string_view("\"\\{}[],:0 9-.eXx")) {
+        std::string damaged = text;
+        if (damaged[at] == c) continue;
+        damaged[at] = c;
+        std::string padded = damaged;
+        padded.append(64, ' ');
+        const std::string_view line(padded.data(), damaged.size());
+        DftracerRecord fast, full;
+        std::string problem;
+        if (!scan_dftracer_record(line, fast)) {
+          ++declined;
+          continue;
+        }
+        if (!parse_dftracer_record(parser, line, 64, full, problem)) continue;
+        ++compared;
+        expect_same(fast, full, damaged);
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+  EXPECT_GT(declined, 1000u);
 }
 
 }  // namespace

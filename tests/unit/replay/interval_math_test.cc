@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "replay/rank_intervals.h"
@@ -70,6 +72,48 @@ TEST(RankIntervals, RefusesIntervalsThatReachIntoSealedTime) {
   const IntervalTotals t = r.finish();
   EXPECT_EQ(t.io, static_cast<std::int64_t>(RankIntervals::kSealEvery) * 50);
   EXPECT_EQ(t.compute, 0);  // refused; the caller re-reads with add_early()
+}
+
+// Intervals as a trace delivers them: mostly in end order, parents after
+// their children, with some out of order; against unions computed directly.
+TEST(RankIntervals, MatchesDirectUnionsOnTraceLikeStreams) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 4; ++round) {
+    // Sealing runs every kSealEvery intervals, 1000 behind the latest end.
+    RankIntervals r(1000);
+    std::vector<Interval> compute, io;
+    std::int64_t t = 0;
+    for (std::size_t i = 0; i < 3 * RankIntervals::kSealEvery; ++i) {
+      const std::int64_t dur = static_cast<std::int64_t>(rng() % 50);
+      std::int64_t start = t + static_cast<std::int64_t>(rng() % 20);
+      std::int64_t end = start + dur;
+      switch (rng() % 5) {
+        case 0:  // a parent spanning what came before it
+          start = std::max<std::int64_t>(0, start - static_cast<std::int64_t>(rng() % 300));
+          break;
+        case 1:  // written out of end order
+          start = std::max<std::int64_t>(0, start - 200);
+          end = start + dur;
+          break;
+        default:
+          break;
+      }
+      t = std::max(t, end);
+      const ClassMask classes = rng() % 3 == 0 ? kCompute : rng() % 2 == 0 ? kIo : kCompute | kIo;
+      ASSERT_TRUE(r.add(classes, start, end));
+      r.advance(t);
+      if ((classes & kCompute) != 0) compute.push_back({start, end});
+      if ((classes & kIo) != 0) io.push_back({start, end});
+    }
+    EXPECT_GT(r.sealed_to(), 0);
+    normalize(compute);
+    normalize(io);
+    const IntervalTotals got = r.finish();
+    EXPECT_EQ(got.compute, measure(compute));
+    EXPECT_EQ(got.io, measure(io));
+    EXPECT_EQ(got.unoverlapped_io, measure(io) - intersection_measure(io, compute));
+    EXPECT_EQ(got.unoverlapped_compute, measure(compute) - intersection_measure(compute, io));
+  }
 }
 
 TEST(RankIntervals, TotalsAdd) {

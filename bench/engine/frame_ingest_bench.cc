@@ -1,0 +1,170 @@
+// The daemon's per-event path without the daemon: exactly the frames of
+// bench_e2e_ingest (bench/e2e FrameTemplate: 8192 realistic training-loop
+// events per frame, 100 ms of simulated time, 32 ranks), each one validated
+// and decoded by BatchDecoder and applied with Engine::ingest, a tick every
+// `--tick-every` frames (the daemon ticks every 50 ms; at 10 M events/s that
+// is about 60 frames). Reports the thread CPU time per event of decode,
+// ingest and tick separately and their sum, which is the ingest thread's
+// cost per event in stallwatchd; a single-threaded loop like this one is what
+// one core can absorb.
+//
+// Several repeats, median reported. Prints figures, asserts nothing, ends
+// with one JSON line.
+//
+//   bench_engine_frames [--ranks 32] [--events-per-frame 8192] [--rounds 100]
+//                       [--tick-every 60] [--repeats 3]
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "frame_template.h"
+#include "ingest/batch_decoder.h"
+
+namespace stallwatch::bench {
+namespace {
+
+constexpr std::int64_t kFrameSpanNs = 100'000'000;
+
+struct Flags {
+  int ranks = 32;
+  std::size_t events_per_frame = 8192;
+  int rounds = 100;  // frames per rank per repeat (bench_e2e_ingest: 125)
+  int tick_every = 60;
+  int repeats = 3;
+};
+
+bool parse_flags(int argc, char** argv, Flags& f) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    const long value = std::strtol(argv[i + 1], nullptr, 10);
+    if (key == "--ranks") {
+      f.ranks = static_cast<int>(value);
+    } else if (key == "--events-per-frame") {
+      f.events_per_frame = static_cast<std::size_t>(value);
+    } else if (key == "--rounds") {
+      f.rounds = static_cast<int>(value);
+    } else if (key == "--tick-every") {
+      f.tick_every = static_cast<int>(value);
+    } else if (key == "--repeats") {
+      f.repeats = static_cast<int>(value);
+    } else {
+      return false;
+    }
+  }
+  return argc % 2 == 1 && f.ranks > 0 && f.events_per_frame > 0 && f.rounds > 0 &&
+         f.tick_every > 0 && f.repeats > 0;
+}
+
+double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+struct Run {
+  double decode_ns = 0;  // per event
+  double ingest_ns = 0;
+  double tick_ns = 0;
+  double wall_ns = 0;
+  double total() const { return decode_ns + ingest_ns + tick_ns; }
+};
+
+// One fresh engine fed `rounds` frames of every rank, round-robin like the
+// senders' interleaved streams; the first round (new ranks, growing buffers)
+// is not measured.
+Run run_once(const Flags& f) {
+  collector::NameTable names;
+  collector::Engine engine(collector::EngineConfig{}, names);
+  collector::BatchDecoder decoder(names);
+  collector::DecodedBatch batch;
+  std::vector<FrameTemplate> templates;
+  const std::int64_t start = wall_now_ns() - 10'000'000'000;
+  for (int r = 0; r < f.ranks; ++r) {
+    templates.emplace_back(SimulatedRank{"frames", r, 100'000 + r * 10, "bench-host"},
+                           f.events_per_frame, start, kFrameSpanNs);
+  }
+  double decode = 0;
+  double ingest = 0;
+  double tick = 0;
+  std::uint64_t events = 0;
+  std::uint64_t frames = 0;
+  const auto wall0 = std::chrono::steady_clock::now();
+  for (int round = 0; round < f.rounds + 1; ++round) {
+    const bool measured = round > 0;
+    for (auto& t : templates) {
+      if (round > 0) t.advance(kFrameSpanNs);
+      const double t0 = thread_cpu_ns();
+      if (decoder.decode(t.bytes(), batch)) {
+        std::fprintf(stderr, "bench: a template frame was rejected\n");
+        std::exit(1);
+      }
+      const double t1 = thread_cpu_ns();
+      engine.ingest(batch, t.sent_at_ns());
+      const double t2 = thread_cpu_ns();
+      if (!measured) continue;
+      decode += t1 - t0;
+      ingest += t2 - t1;
+      events += batch.events.size();
+      if (++frames % static_cast<std::uint64_t>(f.tick_every) == 0) {
+        const double t3 = thread_cpu_ns();
+        auto snap = engine.tick(t.sent_at_ns());
+        tick += thread_cpu_ns() - t3;
+        if (snap->stats.events_processed == 0) std::exit(1);
+      }
+    }
+  }
+  const double wall =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count();
+  const auto n = static_cast<double>(events);
+  return Run{decode / n, ingest / n, tick / n, wall / n};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+}  // namespace stallwatch::bench
+
+int main(int argc, char** argv) {
+  using namespace stallwatch::bench;
+  Flags f;
+  if (!parse_flags(argc, argv, f)) {
+    std::fprintf(stderr,
+                 "usage: bench_engine_frames [--ranks N] [--events-per-frame N] [--rounds N] "
+                 "[--tick-every N] [--repeats N]\n");
+    return 2;
+  }
+  std::printf(
+      "decode + Engine::ingest of bench_e2e_ingest's frames: %d ranks x %d frames x %zu "
+      "events, a tick every %d frames; thread CPU ns per event\n",
+      f.ranks, f.rounds, f.events_per_frame, f.tick_every);
+  std::vector<double> decode, ingest, tick, total, wall;
+  for (int i = 0; i < f.repeats; ++i) {
+    const Run r = run_once(f);
+    std::printf("  repeat %d: decode %6.2f  ingest %6.2f  tick %6.2f  total %6.2f  (wall %6.2f)\n",
+                i, r.decode_ns, r.ingest_ns, r.tick_ns, r.total(), r.wall_ns);
+    decode.push_back(r.decode_ns);
+    ingest.push_back(r.ingest_ns);
+    tick.push_back(r.tick_ns);
+    total.push_back(r.total());
+    wall.push_back(r.wall_ns);
+  }
+  const double t = median(total);
+  std::printf(
+      "{\"bench\":\"engine_frames\",\"ranks\":%d,\"events_per_frame\":%zu,"
+      "\"decode_cpu_ns_per_event\":%.2f,\"ingest_cpu_ns_per_event\":%.2f,"
+      "\"tick_cpu_ns_per_event\":%.2f,\"total_cpu_ns_per_event\":%.2f,"
+      "\"events_per_cpu_s\":%.0f,\"wall_ns_per_event\":%.2f}\n",
+      f.ranks, f.events_per_frame, median(decode), median(ingest), median(tick), t, 1e9 / t,
+      median(wall));
+  return 0;
+}

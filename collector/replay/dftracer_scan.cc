@@ -1,0 +1,465 @@
+// The fast path of the dftracer reader: a forward-only scanner for the compact
+// JSON subset dftracer writes. It reads words, not bytes, where it can: keys
+// are recognized by one masked 8-byte comparison, integers are parsed eight
+// digits at a time, and strings are searched 16 bytes at a time. Every read
+// past the line's end stays inside the padding the caller guarantees
+// (kScanPadding bytes); nothing found there is ever taken as part of the line.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <limits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "replay/dftracer_record.h"
+#include "replay/json_value.h"
+
+namespace stallwatch::collector {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the word tricks below assume it");
+
+std::uint64_t load64(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+bool is_delimiter(char c) {
+  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t';
+}
+
+// Characters that may appear in a JSON number.
+constexpr auto kNumberChar = [] {
+  std::array<bool, 256> table{};
+  for (char c : std::string_view("0123456789+-.eE"))
+    table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
+constexpr std::uint64_t kZeros = 0x3030303030303030ULL;
+
+// How many of the 8 bytes of `w` (in memory order) are ASCII digits before
+// the first one that is not.
+unsigned digit_run(std::uint64_t w) {
+  const std::uint64_t flags = ((w + 0x4646464646464646ULL) | (w - kZeros)) & 0x8080808080808080ULL;
+  return flags == 0 ? 8u : static_cast<unsigned>(std::countr_zero(flags)) / 8u;
+}
+
+// The value of the first `n` (1..8) digits of `w`.
+std::uint64_t digits_value(std::uint64_t w, unsigned n) {
+  if (n < 8) w = (w << (8 * (8 - n))) | (kZeros >> (8 * n));
+  w -= kZeros;
+  w = (w * 10) + (w >> 8);
+  w = (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
+       (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >>
+      32;
+  return static_cast<std::uint32_t>(w);
+}
+
+constexpr std::uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+// A key and its closing quote as a little-endian word, and the mask of its bytes.
+struct KeyWord {
+  std::uint64_t word = 0;
+  std::uint64_t mask = 0;
+  unsigned length = 0;  // without the quote
+};
+
+template <std::size_t N>
+constexpr KeyWord key_word(const char (&key)[N]) {
+  static_assert(N >= 2 && N <= 8, "keys of 1..7 characters");
+  KeyWord k;
+  for (std::size_t i = 0; i < N - 1; ++i)
+    k.word |= static_cast<std::uint64_t>(static_cast<unsigned char>(key[i])) << (8 * i);
+  k.word |= static_cast<std::uint64_t>('"') << (8 * (N - 1));
+  k.mask = N == 8 ? ~0ULL : (1ULL << (8 * N)) - 1;
+  k.length = N - 1;
+  return k;
+}
+
+constexpr KeyWord kName = key_word("name");
+constexpr KeyWord kCat = key_word("cat");
+constexpr KeyWord kPid = key_word("pid");
+constexpr KeyWord kTid = key_word("tid");
+constexpr KeyWord kTs = key_word("ts");
+constexpr KeyWord kDur = key_word("dur");
+constexpr KeyWord kPh = key_word("ph");
+constexpr KeyWord kArgs = key_word("args");
+constexpr KeyWord kHhash = key_word("hhash");
+constexpr KeyWord kValue = key_word("value");
+constexpr KeyWord kStep = key_word("step");
+constexpr KeyWord kEpoch = key_word("epoch");
+constexpr KeyWord kRet = key_word("ret");
+constexpr KeyWord kPpid = key_word("ppid");
+
+// A forward-only reader of the JSON subset dftracer writes. Every method
+// returns false on anything outside that subset; the caller then falls back
+// to the full parser, which also reports what is wrong.
+struct Scanner {
+  const char* p;
+  const char* end;
+
+  void ws() {
+    while (p < end && (*p == ' ' || *p == '\t'))
+      ++p;
+  }
+  // Compact JSON has no blanks: the common case is one comparison.
+  bool lit(char c) {
+    if (p < end && *p == c) {
+      ++p;
+      return true;
+    }
+    ws();
+    if (p < end && *p == c) {
+      ++p;
+      return true;
+    }
+    return false;
+  }
+  bool peek(char c) {
+    if (p < end && *p == c) return true;
+    ws();
+    return p < end && *p == c;
+  }
+
+  // The first '"' or '\\' in [from, end), or end.
+  const char* find_quote_or_backslash(const char* from) const {
+#if defined(__SSE2__)
+    while (from < end) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+      const int hits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8('"')),
+                                                      _mm_cmpeq_epi8(chunk, _mm_set1_epi8('\\'))));
+      if (hits != 0) return std::min(end, from + std::countr_zero(static_cast<unsigned>(hits)));
+      from += 16;
+    }
+    return end;
+#else
+    while (from < end && *from != '"' && *from != '\\')
+      ++from;
+    return from;
+#endif
+  }
+
+  // p at an opening quote: consumes the key when it is `k` followed by ':'
+  // (after optional blanks).
+  bool key_is(const KeyWord& k) {
+    if ((load64(p + 1) & k.mask) != k.word || p + k.length + 2 > end) return false;
+    p += k.length + 2;
+    return true;
+  }
+  // A string without escapes.
+  bool plain_string(std::string_view& out) {
+    if (!peek('"')) return false;
+    const char* start = ++p;
+    const char* close = find_quote_or_backslash(p);
+    if (close >= end || *close != '"') return false;
+    out = std::string_view(start, static_cast<std::size_t>(close - start));
+    p = close + 1;
+    return true;
+  }
+  bool skip_string() {
+    if (p >= end || *p != '"') return false;
+    ++p;
+    for (;;) {
+      p = find_quote_or_backslash(p);
+      if (p >= end) return false;
+      if (*p == '"') {
+        ++p;
+        return true;
+      }
+      p += 2;  // an escape and the character it escapes
+    }
+  }
+  // Up to 19 digits at p (not past end); false with p unchanged when none.
+  bool digits(std::uint64_t& value, unsigned& count) {
+    value = 0;
+    count = 0;
+    for (;;) {
+      const auto left = static_cast<std::size_t>(end - p);
+      unsigned n = digit_run(load64(p));
+      if (n > left) n = static_cast<unsigned>(left);
+      if (n == 0) break;
+      value = value * kPow10[n] + digits_value(load64(p), n);
+      p += n;
+      count += n;
+      if (count > 19) return false;
+      if (n < 8) break;
+    }
+    return count > 0;
+  }
+  // A JSON integer followed by a delimiter (not a fraction or exponent), of
+  // at most 19 digits (larger ones go to the full parser).
+  bool integer(std::int64_t& out) {
+    if (p < end && (*p == ' ' || *p == '\t')) ws();
+    const char* s = p;
+    const bool negative = p < end && *p == '-';
+    if (negative) ++p;
+    const char* first_digit = p;
+    std::uint64_t v = 0;
+    unsigned count = 0;
+    // JSON has no leading zeros: "007" goes to the full parser, which says so.
+    if (!digits(v, count) || (count > 1 && *first_digit == '0') ||
+        (p < end && !is_delimiter(*p))) {
+      p = s;
+      return false;
+    }
+    if (negative) {
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        p = s;
+        return false;
+      }
+      out = -static_cast<std::int64_t>(v);
+    } else {
+      out = static_cast<std::int64_t>(v);  // beyond int64 wraps, as json_int does
+    }
+    return true;
+  }
+  bool number_token(std::string_view& out) {
+    ws();
+    const char* s = p;
+    std::uint64_t ignored = 0;
+    unsigned count = 0;
+    if (p < end && *p != '-') digits(ignored, count);
+    while (p < end && kNumberChar[static_cast<unsigned char>(*p)])
+      ++p;
+    if (p == s || (p < end && !is_delimiter(*p))) return false;
+    out = std::string_view(s, static_cast<std::size_t>(p - s));
+    return true;
+  }
+  // A string (content) or a number (raw token), as json_text gives them.
+  bool text(std::string_view& out) {
+    return peek('"') ? plain_string(out) : number_token(out);
+  }
+  bool skip_literal(std::string_view word) {
+    if (static_cast<std::size_t>(end - p) < word.size() ||
+        std::memcmp(p, word.data(), word.size()) != 0) {
+      return false;
+    }
+    p += word.size();
+    return p >= end || is_delimiter(*p);
+  }
+  bool skip_nested() {
+    int depth = 0;
+    while (p < end) {
+      const char c = *p;
+      if (c == '"') {
+        if (!skip_string()) return false;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        --depth;
+        if (depth == 0) {
+          ++p;
+          return true;
+        }
+      }
+      ++p;
+    }
+    return false;
+  }
+  bool skip_value() {
+    ws();
+    if (p >= end) return false;
+    switch (*p) {
+      case '"':
+        return skip_string();
+      case '{':
+      case '[':
+        return skip_nested();
+      case 't':
+        return skip_literal("true");
+      case 'f':
+        return skip_literal("false");
+      case 'n':
+        return skip_literal("null");
+      default: {
+        std::string_view token;
+        return number_token(token);
+      }
+    }
+  }
+  // A key that none of the fast comparisons took.
+  bool other_key() {
+    std::string_view key;
+    return plain_string(key);
+  }
+};
+
+// args.step / args.epoch: an integer or a decimal string; anything else is ignored.
+bool scan_int_like(Scanner& s, std::int64_t& out) {
+  if (s.peek('"')) {
+    std::string_view text;
+    if (!s.plain_string(text)) return false;
+    std::int64_t v = 0;
+    if (detail::parse_int(text, v)) out = v;
+    return true;
+  }
+  return s.integer(out);
+}
+
+bool scan_args(Scanner& s, DftracerRecord& r) {
+  if (!s.lit('{')) return false;
+  if (s.lit('}')) return true;
+  const bool want_counter = !r.has_phase || r.phase == kPhaseCounter;
+  const bool want_ret = r.name == "fork" || r.name == "vfork";
+  for (;;) {
+    if (!s.peek('"')) return false;
+    bool ok = true;
+    if (s.key_is(kHhash)) {
+      ok = s.lit(':') && s.skip_value();
+    } else if (s.key_is(kName)) {
+      ok = s.lit(':') && s.text(r.meta_name);
+    } else if (s.key_is(kValue)) {
+      ok = s.lit(':') && s.text(r.meta_value);
+      r.has_meta_value = ok;
+      std::int64_t v = 0;
+      if (ok && detail::parse_int(r.meta_value, v)) {
+        r.counter_value = v;
+        r.has_counter_value = true;
+      }
+    } else if (s.key_is(kStep)) {
+      ok = s.lit(':') && scan_int_like(s, r.step);
+    } else if (s.key_is(kEpoch)) {
+      ok = s.lit(':') && scan_int_like(s, r.epoch);
+    } else if (want_ret && s.key_is(kRet)) {
+      ok = s.lit(':') && s.integer(r.fork_ret);
+    } else if (s.key_is(kPpid)) {
+      ok = s.lit(':') && s.integer(r.start_ppid);
+    } else if (!s.other_key() || !s.lit(':')) {
+      return false;
+    } else if (want_counter && !r.has_counter_value && !s.peek('"') && !s.peek('{') &&
+               !s.peek('[')) {
+      std::int64_t v = 0;
+      if (s.integer(v)) {
+        r.counter_value = v;
+        r.has_counter_value = true;
+      } else {
+        ok = s.skip_value();
+      }
+    } else {
+      ok = s.skip_value();
+    }
+    if (!ok) return false;
+    if (s.lit(',')) continue;
+    return s.lit('}');
+  }
+}
+
+bool scan_time(Scanner& s, std::int64_t& out_ns) {
+  std::int64_t us = 0;
+  if (!s.peek('"') && s.integer(us)) return detail::micros_to_nanos(us, out_ns);
+  std::string_view token;
+  if (!s.text(token)) return false;
+  return detail::parse_micros_as_nanos(token, out_ns);
+}
+
+bool scan_phase(Scanner& s, DftracerRecord& r) {
+  bool ok = false;
+  if (s.peek('"')) {
+    std::string_view ph;
+    ok = s.plain_string(ph);
+    r.phase = dftracer_phase_from_letter(ph);
+  } else {
+    ok = s.integer(r.phase);
+  }
+  r.has_phase = ok;
+  return ok;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the line continues with `text` (2..8 bytes), compared as one word.
+template <std::size_t N>
+bool next_is(const Scanner& s, const char (&text)[N]) {
+  static_assert(N >= 3 && N <= 9, "2..8 bytes");
+  std::uint64_t want = 0;
+  for (std::size_t i = 0; i < N - 1; ++i)
+    want |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[i])) << (8 * i);
+  constexpr std::uint64_t kMask = N == 9 ? ~0ULL : (1ULL << (8 * (N - 1))) - 1;
+  return (load64(s.p) & kMask) == want && static_cast<std::size_t>(s.end - s.p) >= N - 1;
+}
+
+// Consumes `text` and the value `read` takes after it; false, with nothing
+// consumed, when either is not there.
+template <std::size_t N, typename Read>
+bool member(Scanner& s, const char (&text)[N], Read read) {
+  if (!next_is(s, text)) return false;
+  const char* at = s.p;
+  s.p += N - 1;
+  if (read()) return true;
+  s.p = at;
+  return false;
+}
+
+// The members dftracer writes, in its order, each recognized with one word
+// compare; stops at the first that differs, after the last value taken.
+void scan_usual_members(Scanner& s, DftracerRecord& r) {
+  std::int64_t ignored = 0;
+  member(s, "\"id\":", [&] { return s.integer(ignored); });
+  if (!member(s, ",\"name\":", [&] { return s.plain_string(r.name); })) return;
+  if (!member(s, ",\"cat\":", [&] { return s.plain_string(r.cat); })) return;
+  member(s, ",\"type\":", [&] { return s.integer(ignored); });
+  if (!member(s, ",\"pid\":", [&] { return r.has_pid = s.integer(r.pid); })) return;
+  if (!member(s, ",\"tid\":", [&] { return s.integer(r.tid); })) return;
+  if (!member(s, ",\"ts\":", [&] { return r.has_ts = scan_time(s, r.ts_ns); })) return;
+  member(s, ",\"dur\":", [&] { return r.has_dur = scan_time(s, r.dur_ns); });
+  if (!member(s, ",\"ph\":", [&] { return scan_phase(s, r); })) return;
+  member(s, ",\"args\":", [&] { return s.peek('{') && scan_args(s, r); });
+}
+
+// Any members, in any order, up to the closing brace. `first`: right after
+// the opening brace; else after a value.
+bool scan_members(Scanner& s, DftracerRecord& r, bool first) {
+  if (s.lit('}')) return true;
+  if (!first && !s.lit(',')) return false;
+  for (;;) {
+    if (!s.peek('"')) return false;
+    bool ok = true;
+    if (s.key_is(kName)) {
+      ok = s.lit(':') && s.plain_string(r.name);
+    } else if (s.key_is(kCat)) {
+      ok = s.lit(':') && s.plain_string(r.cat);
+    } else if (s.key_is(kPid)) {
+      ok = r.has_pid = s.lit(':') && s.integer(r.pid);
+    } else if (s.key_is(kTid)) {
+      ok = s.lit(':') && s.integer(r.tid);
+    } else if (s.key_is(kTs)) {
+      ok = r.has_ts = s.lit(':') && scan_time(s, r.ts_ns);
+    } else if (s.key_is(kDur)) {
+      ok = r.has_dur = s.lit(':') && scan_time(s, r.dur_ns);
+    } else if (s.key_is(kPh)) {
+      ok = s.lit(':') && scan_phase(s, r);
+    } else if (s.key_is(kArgs)) {
+      ok = s.lit(':') && (s.peek('{') ? scan_args(s, r) : s.skip_value());
+    } else {
+      ok = s.other_key() && s.lit(':') && s.skip_value();
+    }
+    if (!ok) return false;
+    if (s.lit(',')) continue;
+    return s.lit('}');
+  }
+}
+
+}  // namespace
+
+bool scan_dftracer_record(std::string_view line, DftracerRecord& r) {
+  Scanner s{line.data(), line.data() + line.size()};
+  r = DftracerRecord{};
+  if (!s.lit('{')) return false;
+  const char* first = s.p;
+  scan_usual_members(s, r);
+  if (!scan_members(s, r, s.p == first)) return false;
+  s.ws();
+  return s.p == s.end;
+}
+
+}  // namespace stallwatch::collector
