@@ -97,8 +97,10 @@ job = json.load(sys.stdin)
 m = job["summary"]["total"]["mean"]
 pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"
 num = lambda v: "-" if v is None else f"{v:.2f}"
-print(f"{job[\"job\"]:<22} {m[\"verdict\"]:<16} {pct(m[\"data_stall_ratio\"]):<12} "
-      f"{pct(m[\"device_idle_ratio\"]):<12} {pct(m[\"overlap_ratio\"]):<12} {num(m[\"steps_per_second\"])}")
+name, verdict = job["job"], m["verdict"]
+stall, idle, overlap = pct(m["data_stall_ratio"]), pct(m["device_idle_ratio"]), pct(m["overlap_ratio"])
+rate = num(m["steps_per_second"])
+print(f"{name:<22} {verdict:<16} {stall:<12} {idle:<12} {overlap:<12} {rate}")
 '
 done
 echo
