@@ -86,7 +86,8 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
   const bool kineto = group.format == TraceFormat::kKineto;
   const std::int64_t pid = kineto && group.main_pid >= 0 ? group.main_pid : event.os_pid;
   Process& p = process(group, file, pid);
-  Event ev;
+  // Filled in place: a copy of a part-written Event stalls on store forwarding.
+  Event& ev = p.batch.events.emplace_back();
   ev.ts_ns = event.ts_ns + options_.time_offset_ns;
   ev.tid = static_cast<std::uint32_t>(event.tid);
   switch (event.kind) {
@@ -133,7 +134,6 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
   if (p.next_seq == 0 && (p.batch.source.start_ns == 0 || ev.ts_ns < p.batch.source.start_ns)) {
     p.batch.source.start_ns = ev.ts_ns;
   }
-  p.batch.events.push_back(ev);
   ++events_;
   if (p.batch.events.size() >= options_.max_events) flush(p, false, emit);
 }

@@ -43,6 +43,22 @@ struct DftracerRecord {
   std::int64_t epoch = kNoValue;  // args.epoch
   std::int64_t fork_ret = -1;     // args.ret
   std::int64_t start_ppid = -1;   // args.ppid
+
+  // Back to the defaults above, field by field: assigning a fresh record
+  // compiles to a `rep stos`, slow at this size and rate (once per line).
+  void clear() {
+    name = {};
+    cat = {};
+    pid = tid = ts_ns = dur_ns = 0;
+    phase = kPhaseUnknown;
+    has_pid = has_ts = has_dur = has_phase = false;
+    meta_name = meta_value = {};
+    has_meta_value = false;
+    counter_value = 0;
+    has_counter_value = false;
+    step = epoch = kNoValue;
+    fork_ret = start_ppid = -1;
+  }
 };
 
 // Readable bytes scan_dftracer_record() needs after the line (it reads whole

@@ -29,8 +29,20 @@ std::uint64_t load64(const char* p) {
   return v;
 }
 
+// What may follow a scalar value: ',', '}', ']', ' ', '\t'.
+constexpr auto kDelimiter = [] {
+  std::array<bool, 256> table{};
+  for (char c : std::string_view(",}] \t"))
+    table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
 bool is_delimiter(char c) {
-  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t';
+  return kDelimiter[static_cast<unsigned char>(c)];
+}
+
+bool is_digit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
 }
 
 // Characters that may appear in a JSON number.
@@ -90,12 +102,6 @@ constexpr KeyWord kTs = key_word("ts");
 constexpr KeyWord kDur = key_word("dur");
 constexpr KeyWord kPh = key_word("ph");
 constexpr KeyWord kArgs = key_word("args");
-constexpr KeyWord kHhash = key_word("hhash");
-constexpr KeyWord kValue = key_word("value");
-constexpr KeyWord kStep = key_word("step");
-constexpr KeyWord kEpoch = key_word("epoch");
-constexpr KeyWord kRet = key_word("ret");
-constexpr KeyWord kPpid = key_word("ppid");
 
 // A forward-only reader of the JSON subset dftracer writes. Every method
 // returns false on anything outside that subset; the caller then falls back
@@ -193,18 +199,43 @@ struct Scanner {
     return count > 0;
   }
   // A JSON integer followed by a delimiter (not a fraction or exponent), of
-  // at most 19 digits (larger ones go to the full parser).
-  bool integer(std::int64_t& out) {
+  // at most 19 digits (larger ones go to the full parser). The common case,
+  // up to eight digits, is one word.
+  [[gnu::always_inline]] bool integer(std::int64_t& out) {
     if (p < end && (*p == ' ' || *p == '\t')) ws();
     const char* s = p;
     const bool negative = p < end && *p == '-';
     if (negative) ++p;
-    const char* first_digit = p;
-    std::uint64_t v = 0;
-    unsigned count = 0;
+    const auto left = static_cast<std::size_t>(end - p);
+    const std::uint64_t w = load64(p);
+    unsigned n = digit_run(w);
+    if (n > left) n = static_cast<unsigned>(left);
     // JSON has no leading zeros: "007" goes to the full parser, which says so.
-    if (!digits(v, count) || (count > 1 && *first_digit == '0') ||
-        (p < end && !is_delimiter(*p))) {
+    if (n == 0 || (n > 1 && static_cast<char>(w) == '0')) {
+      p = s;
+      return false;
+    }
+    std::uint64_t v = digits_value(w, n);
+    p += n;
+    if (n == 8) {
+      unsigned count = 8;
+      for (;;) {
+        const auto rest = static_cast<std::size_t>(end - p);
+        const std::uint64_t more = load64(p);
+        unsigned m = digit_run(more);
+        if (m > rest) m = static_cast<unsigned>(rest);
+        if (m == 0) break;
+        count += m;
+        if (count > 19) {
+          p = s;
+          return false;
+        }
+        v = v * kPow10[m] + digits_value(more, m);
+        p += m;
+        if (m < 8) break;
+      }
+    }
+    if (p < end && !is_delimiter(*p)) {
       p = s;
       return false;
     }
@@ -218,6 +249,20 @@ struct Scanner {
       out = static_cast<std::int64_t>(v);  // beyond int64 wraps, as json_int does
     }
     return true;
+  }
+  // A JSON integer whose value is not wanted; the same checks as integer().
+  bool skip_integer() {
+    if (p < end && is_digit(*p)) {
+      const std::uint64_t w = load64(p);
+      const unsigned n = digit_run(w);
+      if (n < 8 && static_cast<std::size_t>(end - p) > n && (n == 1 || static_cast<char>(w) != '0') &&
+          is_delimiter(p[n])) {
+        p += n;
+        return true;
+      }
+    }
+    std::int64_t ignored = 0;
+    return integer(ignored);
   }
   bool number_token(std::string_view& out) {
     ws();
@@ -304,47 +349,81 @@ bool scan_int_like(Scanner& s, std::int64_t& out) {
   return s.integer(out);
 }
 
+enum class ArgKey : std::uint8_t { kOther, kHhash, kName, kValue, kStep, kEpoch, kRet, kPpid };
+
+// The args keys the reader takes, told apart by length first.
+ArgKey arg_key(std::string_view key) {
+  switch (key.size()) {
+    case 3:
+      return key == "ret" ? ArgKey::kRet : ArgKey::kOther;
+    case 4:
+      if (key == "name") return ArgKey::kName;
+      if (key == "step") return ArgKey::kStep;
+      return key == "ppid" ? ArgKey::kPpid : ArgKey::kOther;
+    case 5:
+      if (key == "hhash") return ArgKey::kHhash;
+      if (key == "value") return ArgKey::kValue;
+      return key == "epoch" ? ArgKey::kEpoch : ArgKey::kOther;
+    default:
+      return ArgKey::kOther;
+  }
+}
+
 bool scan_args(Scanner& s, DftracerRecord& r) {
   if (!s.lit('{')) return false;
   if (s.lit('}')) return true;
   const bool want_counter = !r.has_phase || r.phase == kPhaseCounter;
   const bool want_ret = r.name == "fork" || r.name == "vfork";
   for (;;) {
-    if (!s.peek('"')) return false;
+    std::string_view key;
+    if (!s.plain_string(key) || !s.lit(':')) return false;
     bool ok = true;
-    if (s.key_is(kHhash)) {
-      ok = s.lit(':') && s.skip_value();
-    } else if (s.key_is(kName)) {
-      ok = s.lit(':') && s.text(r.meta_name);
-    } else if (s.key_is(kValue)) {
-      ok = s.lit(':') && s.text(r.meta_value);
-      r.has_meta_value = ok;
-      std::int64_t v = 0;
-      if (ok && detail::parse_int(r.meta_value, v)) {
-        r.counter_value = v;
-        r.has_counter_value = true;
-      }
-    } else if (s.key_is(kStep)) {
-      ok = s.lit(':') && scan_int_like(s, r.step);
-    } else if (s.key_is(kEpoch)) {
-      ok = s.lit(':') && scan_int_like(s, r.epoch);
-    } else if (want_ret && s.key_is(kRet)) {
-      ok = s.lit(':') && s.integer(r.fork_ret);
-    } else if (s.key_is(kPpid)) {
-      ok = s.lit(':') && s.integer(r.start_ppid);
-    } else if (!s.other_key() || !s.lit(':')) {
-      return false;
-    } else if (want_counter && !r.has_counter_value && !s.peek('"') && !s.peek('{') &&
-               !s.peek('[')) {
-      std::int64_t v = 0;
-      if (s.integer(v)) {
-        r.counter_value = v;
-        r.has_counter_value = true;
-      } else {
+    switch (arg_key(key)) {
+      case ArgKey::kHhash:
         ok = s.skip_value();
+        break;
+      case ArgKey::kName:
+        ok = s.text(r.meta_name);
+        break;
+      case ArgKey::kValue: {
+        ok = s.text(r.meta_value);
+        r.has_meta_value = ok;
+        std::int64_t v = 0;
+        if (ok && detail::parse_int(r.meta_value, v)) {
+          r.counter_value = v;
+          r.has_counter_value = true;
+        }
+        break;
       }
-    } else {
-      ok = s.skip_value();
+      case ArgKey::kStep:
+        ok = scan_int_like(s, r.step);
+        break;
+      case ArgKey::kEpoch:
+        ok = scan_int_like(s, r.epoch);
+        break;
+      case ArgKey::kPpid:
+        ok = s.integer(r.start_ppid);
+        break;
+      case ArgKey::kRet:
+        if (want_ret) {
+          ok = s.integer(r.fork_ret);
+          break;
+        }
+        [[fallthrough]];
+      case ArgKey::kOther:
+        if (want_counter && !r.has_counter_value && !s.peek('"') && !s.peek('{') &&
+            !s.peek('[')) {
+          std::int64_t v = 0;
+          if (s.integer(v)) {
+            r.counter_value = v;
+            r.has_counter_value = true;
+          } else {
+            ok = s.skip_value();
+          }
+        } else {
+          ok = s.skip_value();
+        }
+        break;
     }
     if (!ok) return false;
     if (s.lit(',')) continue;
@@ -354,7 +433,21 @@ bool scan_args(Scanner& s, DftracerRecord& r) {
 
 bool scan_time(Scanner& s, std::int64_t& out_ns) {
   std::int64_t us = 0;
-  if (!s.peek('"') && s.integer(us)) return detail::micros_to_nanos(us, out_ns);
+  if (s.end - s.p > 16 && *s.p != '0') {
+    // The usual µs since the epoch: sixteen digits, two words.
+    const std::uint64_t high = load64(s.p);
+    const std::uint64_t low = load64(s.p + 8);
+    if (digit_run(high) == 8 && digit_run(low) == 8 && is_delimiter(s.p[16])) {
+      s.p += 16;
+      us = static_cast<std::int64_t>(digits_value(high, 8) * 100000000 + digits_value(low, 8));
+      return detail::micros_to_nanos(us, out_ns);
+    }
+  }
+  if (s.p < s.end && is_digit(*s.p)) {
+    if (s.integer(us)) return detail::micros_to_nanos(us, out_ns);
+  } else if (!s.peek('"') && s.integer(us)) {
+    return detail::micros_to_nanos(us, out_ns);
+  }
   std::string_view token;
   if (!s.text(token)) return false;
   return detail::parse_micros_as_nanos(token, out_ns);
@@ -362,7 +455,9 @@ bool scan_time(Scanner& s, std::int64_t& out_ns) {
 
 bool scan_phase(Scanner& s, DftracerRecord& r) {
   bool ok = false;
-  if (s.peek('"')) {
+  if (s.p < s.end && is_digit(*s.p)) {
+    ok = s.integer(r.phase);
+  } else if (s.peek('"')) {
     std::string_view ph;
     ok = s.plain_string(ph);
     r.phase = dftracer_phase_from_letter(ph);
@@ -403,11 +498,10 @@ bool member(Scanner& s, const char (&text)[N], Read read) {
 // The members dftracer writes, in its order, each recognized with one word
 // compare; stops at the first that differs, after the last value taken.
 void scan_usual_members(Scanner& s, DftracerRecord& r) {
-  std::int64_t ignored = 0;
-  member(s, "\"id\":", [&] { return s.integer(ignored); });
+  member(s, "\"id\":", [&] { return s.skip_integer(); });
   if (!member(s, ",\"name\":", [&] { return s.plain_string(r.name); })) return;
   if (!member(s, ",\"cat\":", [&] { return s.plain_string(r.cat); })) return;
-  member(s, ",\"type\":", [&] { return s.integer(ignored); });
+  member(s, ",\"type\":", [&] { return s.skip_integer(); });
   if (!member(s, ",\"pid\":", [&] { return r.has_pid = s.integer(r.pid); })) return;
   if (!member(s, ",\"tid\":", [&] { return s.integer(r.tid); })) return;
   if (!member(s, ",\"ts\":", [&] { return r.has_ts = scan_time(s, r.ts_ns); })) return;
@@ -453,7 +547,7 @@ bool scan_members(Scanner& s, DftracerRecord& r, bool first) {
 
 bool scan_dftracer_record(std::string_view line, DftracerRecord& r) {
   Scanner s{line.data(), line.data() + line.size()};
-  r = DftracerRecord{};
+  r.clear();
   if (!s.lit('{')) return false;
   const char* first = s.p;
   scan_usual_members(s, r);

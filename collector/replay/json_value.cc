@@ -12,15 +12,6 @@ bool parse_int(std::string_view text, std::int64_t& out) {
   return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
 }
 
-bool micros_to_nanos(std::int64_t us, std::int64_t& out) {
-  if (us > std::numeric_limits<std::int64_t>::max() / 1000 ||
-      us < std::numeric_limits<std::int64_t>::min() / 1000) {
-    return false;
-  }
-  out = us * 1000;
-  return true;
-}
-
 bool parse_micros_as_nanos(std::string_view text, std::int64_t& out) {
   std::int64_t whole = 0;
   std::size_t i = 0;

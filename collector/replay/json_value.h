@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 namespace stallwatch::collector::detail {
@@ -31,6 +32,13 @@ bool parse_int(std::string_view text, std::int64_t& out);
 // third decimal are dropped; exponents go through a double.
 bool parse_micros_as_nanos(std::string_view text, std::int64_t& out);
 // Whole microseconds -> nanoseconds; false when the product overflows.
-bool micros_to_nanos(std::int64_t us, std::int64_t& out);
+inline bool micros_to_nanos(std::int64_t us, std::int64_t& out) {
+  if (us > std::numeric_limits<std::int64_t>::max() / 1000 ||
+      us < std::numeric_limits<std::int64_t>::min() / 1000) {
+    return false;
+  }
+  out = us * 1000;
+  return true;
+}
 
 }  // namespace stallwatch::collector::detail

@@ -161,6 +161,24 @@ bool RankStream::advance(std::size_t c) {
 }
 
 bool RankStream::next(const TraceEvent*& event, const TraceFileInfo*& file) {
+  if (cursors_.size() == 1) {
+    // One file: nothing to merge, the heap only marks the first event.
+    Cursor& cursor = *cursors_.front();
+    if (last_ == 0) {
+      last_ = static_cast<std::size_t>(-1);
+      if (!cursor.reader->next(cursor.event)) {
+        if (!cursor.reader->error().empty() && error_.empty()) error_ = cursor.reader->error();
+        return false;
+      }
+    } else if (heap_.empty()) {
+      return false;
+    }
+    heap_.clear();
+    last_ = 0;
+    event = &cursor.event;
+    file = cursor.info;
+    return true;
+  }
   if (last_ != static_cast<std::size_t>(-1)) {
     advance(last_);
     last_ = static_cast<std::size_t>(-1);

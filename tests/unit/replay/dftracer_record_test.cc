@@ -109,8 +109,22 @@ const std::vector<std::string>& sample_lines() {
       R"({"id":9,"name":"loop.iter","cat":"data_loader","type":6,"pid":7,"tid":7,"ts":123456789012345,"dur":98765,"ph":1,"args":{"hhash":"8bf0","step":"12","epoch":"3"}})",
       R"({"name":"fork","cat":"POSIX","pid":1,"tid":2,"ts":1,"dur":2,"ph":"X","args":{"ret":0}})",
       R"({"name":"cpu","cat":"sys","type":7,"ts":150,"ph":2,"pid":7,"tid":7,"args":{"load":42}})",
+      R"({"id":12345678,"name":"n","cat":"c","type":12,"pid":1,"tid":1,"ts":1744611914000075.5,"dur":1744611914000,"ph":1,"args":{"epoch":4,"step":5,"value":"6","name":"x","ppid":3}})",
+      R"({"id":0,"name":"vfork","cat":"c","pid":1,"tid":1,"ts":9144611914000075,"dur":1,"ph":1,"args":{"ret":12,"retval":1}})",
   };
   return lines;
+}
+
+TEST(DftracerRecord, ClearRestoresEveryDefault) {
+  DftracerRecord r;
+  std::string padded = sample_lines()[1];
+  padded.append(64, ' ');
+  ASSERT_TRUE(scan_dftracer_record(padded, r));
+  r.pid = r.tid = r.ts_ns = r.dur_ns = r.counter_value = r.step = r.epoch = 5;
+  r.fork_ret = r.start_ppid = 5;
+  r.has_pid = r.has_ts = r.has_dur = r.has_phase = r.has_meta_value = r.has_counter_value = true;
+  r.clear();
+  expect_same(r, DftracerRecord{}, "after clear()");
 }
 
 TEST(DftracerRecord, FastScannerDeclinesEveryCutOffLineWhateverFollowsIt) {
