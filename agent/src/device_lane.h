@@ -1,26 +1,19 @@
 #pragma once
 
-#include <cstdint>
+// The device-lane layout of the wire protocol (stallwatch/device_lane.h),
+// under this component's namespace.
+
+#include "stallwatch/device_lane.h"
 
 namespace stallwatch::agent {
 
-// Lanes: the synthetic thread ids that device work is recorded under, one per
-// (device, stream) (public ABI: sw_device_lane). Layout: bit 31 set, device in
-// bits 24..30, stream in bits 0..23. Linux thread ids stay below 2^22
-// (PID_MAX_LIMIT), so a lane never equals a real thread, nor the main
-// thread's id that the collector keys FETCH on. Streams past 2^24 fold onto
-// lower ones (CUPTI and PyTorch number streams from small integers).
-inline constexpr std::uint32_t kLaneBit = 0x80000000u;
-inline constexpr std::uint32_t kLaneDeviceMask = 0x7fu;
-inline constexpr std::uint32_t kLaneStreamMask = 0xffffffu;
-inline constexpr std::uint32_t kDeviceWideStream = kLaneStreamMask;
-
-constexpr std::uint32_t device_lane(std::uint32_t device, std::uint32_t stream) noexcept {
-  return kLaneBit | (device & kLaneDeviceMask) << 24 | (stream & kLaneStreamMask);
-}
-
-constexpr bool is_device_lane(std::uint32_t tid) noexcept {
-  return (tid & kLaneBit) != 0;
-}
+using wire::device_lane;
+using wire::is_device_lane;
+using wire::kDeviceWideStream;
+using wire::kLaneBit;
+using wire::kLaneDeviceMask;
+using wire::kLaneStreamMask;
+using wire::lane_device;
+using wire::lane_stream;
 
 }  // namespace stallwatch::agent

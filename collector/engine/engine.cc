@@ -57,6 +57,8 @@ struct Engine::Impl {
     special.step_mark = names.intern(config.step_mark);
     special.epoch_start = names.intern(config.epoch_start_mark);
     special.batch_size = names.intern(config.batch_size_counter);
+    for (std::size_t c = 0; c < kGpuCounterCount; ++c)
+      special.gpu_counters[c] = names.intern(agent_counter_name(static_cast<GpuCounter>(c)));
     windows_ns = config.windows_ns;
     windows_ns.push_back(0);
     const auto it =

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/device_lane.h"
 #include "engine/rank_tracker.h"
 #include "engine/time_math.h"
 
@@ -53,7 +54,11 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       history_(static_cast<std::size_t>((config.history_ns + config.resolution_ns - 1) /
                                         config.resolution_ns),
                config.max_steps_kept),
-      timeline_(config.timeline_ns, config.timeline_max_regions) {
+      timeline_(config.timeline_ns, config.timeline_max_regions),
+      gpu_(config.resolution_ns,
+           config.windows_ns.empty()
+               ? 0
+               : *std::max_element(config.windows_ns.begin(), config.windows_ns.end())) {
   for (std::int64_t w : config.windows_ns)
     windows_.emplace_back(w / res_, res_);
   windows_.emplace_back(0, res_);
@@ -266,7 +271,11 @@ void RankTracker::apply_events(const DecodedBatch& batch, SourceTracker& src,
           ++late;
           break;
         }
-        if (ev.name == names_.batch_size) steps_.add_batch_size(ts, double_value(ev));
+        if (ev.name == names_.batch_size) {
+          steps_.add_batch_size(ts, double_value(ev));
+        } else if (is_device_lane(ev.tid)) {
+          add_gpu_counter(ev, ts, double_value(ev));
+        }
         break;
       }
     }
@@ -289,6 +298,16 @@ void RankTracker::add_fetch_step(const OpenRegion& r, std::int64_t end_ns, bool 
   if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time) return;
   if (end_ns < start_ns_ || end_ns < horizon_ns_) return;
   steps_.add_fetch_end(end_ns);
+}
+
+// NVML samples (agent/gpu) on a device lane; other counters there are ignored.
+void RankTracker::add_gpu_counter(const Event& ev, std::int64_t ts, double value) {
+  for (std::size_t c = 0; c < kGpuCounterCount; ++c) {
+    if (ev.name == names_.gpu_counters[c]) {
+      gpu_.add(lane_device(ev.tid), static_cast<GpuCounter>(c), ts, value);
+      return;
+    }
+  }
 }
 
 // A final batch: open regions end at its sent_at and count as unpaired.

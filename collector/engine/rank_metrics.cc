@@ -56,6 +56,13 @@ RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_inde
   for (const auto& w : windows_)
     r.windows.push_back(window_metrics(w, t, pending));
   r.verdict = r.windows[std::min(verdict_index, r.windows.size() - 1)].verdict;
+  if (!gpu_.empty()) {
+    std::vector<std::int64_t> cells;
+    cells.reserve(windows_.size());
+    for (const auto& w : windows_)
+      cells.push_back(w.is_totals() ? 0 : w.window_cells());
+    r.gpu_counters = gpu_.snapshot(cells, t);
+  }
   r.processes.reserve(sources_.size());
   for (const auto& src : sources_) {
     r.processes.push_back(process_snapshot(src));
@@ -238,7 +245,7 @@ std::size_t RankTracker::approx_bytes() const {
   n += history_.cells.bytes() + history_.steps.bytes();
   for (const auto& w : windows_)
     n += sizeof(w) + w.durations().bytes();
-  n += steps_.bytes() + timeline_.bytes();
+  n += steps_.bytes() + timeline_.bytes() + gpu_.bytes();
   n += scratch_hists_.capacity() * sizeof(MaskHistogram) +
        scratch_open_.capacity() * sizeof(OverlayPiece) + scratch_edges_.capacity() * sizeof(Edge) +
        scratch_pieces_.capacity() * sizeof(OverlayPiece);

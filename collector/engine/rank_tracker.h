@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/engine_config.h"
 #include "engine/finalized_history.h"
+#include "engine/gpu_counter_tracker.h"
 #include "engine/open_regions.h"
 #include "engine/pending_histograms.h"
 #include "engine/snapshot.h"
@@ -31,6 +33,7 @@ struct SpecialNames {
   NameId step_mark = NameTable::kEmpty;
   NameId epoch_start = NameTable::kEmpty;
   NameId batch_size = NameTable::kEmpty;
+  std::array<NameId, kGpuCounterCount> gpu_counters{};  // by GpuCounter
 };
 
 // One process (host, pid) of a rank.
@@ -155,6 +158,7 @@ class RankTracker {
   // Merges the batch's intervals into the map and the cell histograms.
   void flush_intervals();
   void add_fetch_step(const OpenRegion& r, std::int64_t end_ns, bool end_on_time);
+  void add_gpu_counter(const Event& ev, std::int64_t ts, double value);
   std::int64_t lower_bound_ns() const;
 
   // rank_finalize.cc
@@ -203,6 +207,7 @@ class RankTracker {
   std::vector<WindowAccumulator> windows_;  // configured windows, then the totals
   StepTracker steps_;
   TimelineStore timeline_;
+  GpuCounterTracker gpu_;
   std::int64_t epoch_ = -1;
   std::int64_t epoch_ts_ = kNoTime;
   std::int64_t step_ = -1;

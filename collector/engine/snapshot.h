@@ -6,8 +6,11 @@
 // Ratios that are undefined (e.g. overlap_ratio with no app I/O, any ratio of
 // an empty window) are NaN; serializers write them as JSON null.
 
+#include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +87,50 @@ struct ProcessSnapshot {
   Counters counters;
 };
 
+// The NVML counters the agent samples once per second per device (agent/gpu:
+// cat "gpu_counters" on the device-wide lane). A cross-check shown beside the
+// exact device_idle_ratio, never device-busy time: NVML utilization only says
+// "some kernel ran during the sample period".
+enum class GpuCounter : std::uint8_t {
+  kUtilizationPercent = 0,  // nvml.gpu_utilization_percent
+  kSmClockMhz = 1,          // nvml.sm_clock_mhz
+  kMemoryUsedBytes = 2,     // nvml.memory_used_bytes
+  kPowerWatts = 3,          // nvml.power_watts
+};
+inline constexpr std::size_t kGpuCounterCount = 4;
+
+// "utilization_percent", "sm_clock_mhz", "memory_used_bytes", "power_watts":
+// the API's field names (docs/api.md) and Prometheus' stallwatch_gpu_<name>.
+std::string_view to_string(GpuCounter c);
+// The agent's event name ("nvml.gpu_utilization_percent", ...).
+std::string_view agent_counter_name(GpuCounter c);
+
+// One counter of one device. Sample times are the agent's clock.
+struct GpuCounterReading {
+  double latest = std::numeric_limits<double>::quiet_NaN();  // NaN: never sampled
+  std::int64_t latest_ns = 0;
+  // Mean of the samples in each of the rank's windows (RankSnapshot::windows
+  // order, totals last); NaN for a window without a sample.
+  std::vector<double> means;
+
+  bool sampled() const { return !std::isnan(latest); }
+};
+
+struct GpuDeviceCounters {
+  std::uint32_t device = 0;  // the lane's device index
+  std::array<GpuCounterReading, kGpuCounterCount> counters;
+
+  const GpuCounterReading& operator[](GpuCounter c) const {
+    return counters[static_cast<std::size_t>(c)];
+  }
+  std::int64_t latest_ns() const;  // newest sample of any counter
+};
+
+struct GpuCounters {
+  std::vector<GpuDeviceCounters> devices;  // sorted by device; empty without NVML
+  std::uint64_t ignored_samples = 0;       // on devices past the per-rank limit
+};
+
 struct RankSnapshot {
   std::string job;
   std::int32_t rank = 0;
@@ -99,6 +146,7 @@ struct RankSnapshot {
   std::vector<WindowMetrics> windows;  // Snapshot::windows_ns order; totals last
   Counters counters;
   std::vector<ProcessSnapshot> processes;
+  GpuCounters gpu_counters;
 };
 
 // Mean and max over a job's ranks for one window, plus the straggler.

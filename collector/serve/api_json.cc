@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/device_lane.h"
 #include "engine/event_class.h"
 
 namespace stallwatch::collector {
@@ -26,6 +27,13 @@ std::string_view role_of(const RankSnapshot* rank, std::int32_t pid) {
     }
   }
   return "main";
+}
+
+// "GPU 0 · stream 7", or "GPU 0 (device)" for the device-wide lane.
+std::string lane_label(std::uint32_t tid) {
+  std::string label = "GPU " + std::to_string(lane_device(tid));
+  if (lane_stream(tid) == kDeviceWideStream) return label + " (device)";
+  return label + " · stream " + std::to_string(lane_stream(tid));
 }
 
 void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, std::string>>& pairs) {
@@ -146,7 +154,18 @@ std::string timeline_json(const Timeline& t, const RankSnapshot* rank) {
   w.key("threads").begin_array();
   for (const auto& [pid, tid] : threads) {
     w.begin_object().key("pid").integer(pid).key("tid").integer(tid);
-    w.key("role").string(role_of(rank, pid)).end_object();
+    w.key("role").string(role_of(rank, pid));
+    if (is_device_lane(tid)) {
+      w.key("device").integer(lane_device(tid));
+      w.key("stream");
+      if (lane_stream(tid) == kDeviceWideStream) {
+        w.null();
+      } else {
+        w.integer(lane_stream(tid));
+      }
+      w.key("label").string(lane_label(tid));
+    }
+    w.end_object();
   }
   w.end_array();
   w.key("regions").begin_array();

@@ -109,6 +109,28 @@ std::vector<RankLabels> rank_labels(const Snapshot& snap) {
   return out;
 }
 
+// NVML's latest sample per rank and device (absent until sampled).
+void write_gpu_families(Exposition& e, const std::vector<RankLabels>& ranks) {
+  static constexpr std::array<std::string_view, kGpuCounterCount> kHelp{
+      "NVML GPU utilization, latest 1 Hz sample: percent of the sample period in which some "
+      "kernel ran (a cross-check beside device_idle_ratio, not device-busy time).",
+      "NVML SM clock, latest sample.",
+      "NVML device memory used by every process on the device, latest sample.",
+      "NVML power draw, latest sample.",
+  };
+  std::string name;
+  for (std::size_t c = 0; c < kGpuCounterCount; ++c) {
+    name.assign("stallwatch_gpu_").append(to_string(static_cast<GpuCounter>(c)));
+    e.family(name, "gauge", kHelp[c]);
+    for (const RankLabels& r : ranks) {
+      for (const GpuDeviceCounters& d : r.rank->gpu_counters.devices) {
+        if (!d.counters[c].sampled()) continue;
+        e.sample(name, r.labels, label("device", std::to_string(d.device)), d.counters[c].latest);
+      }
+    }
+  }
+}
+
 void write_rank_families(Exposition& e, const std::vector<RankLabels>& ranks) {
   std::string name;
   for (const MetricField& field : metric_fields()) {
@@ -160,6 +182,8 @@ void write_rank_families(Exposition& e, const std::vector<RankLabels>& ranks) {
   e.family("stallwatch_rank_step", "gauge", "Latest step reported by the rank (-1 before any).");
   for (const RankLabels& r : ranks)
     e.sample("stallwatch_rank_step", r.labels, static_cast<double>(r.rank->step));
+
+  write_gpu_families(e, ranks);
 
   struct CounterFamily {
     std::string_view name;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "serve/gpu_counters_json.h"
 #include "serve/metric_fields.h"
 
 namespace stallwatch::collector {
@@ -203,6 +204,20 @@ void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
     write_metrics(w, m);
   }
   w.end_object();
+  w.key("gpu_counters");
+  if (r.gpu_counters.devices.empty()) {
+    w.begin_array().end_array();
+  } else {
+    std::vector<std::string> fallback;   // names of windows the snapshot does not list
+    fallback.reserve(r.windows.size());  // no reallocation: `names` points into it
+    std::vector<std::string_view> names;
+    for (const WindowMetrics& m : r.windows) {
+      const std::string_view name = name_of(m.window_ns);
+      names.push_back(name.empty() ? fallback.emplace_back(window_name(m.window_ns)) : name);
+    }
+    write_gpu_counters(w, r, names);
+  }
+  w.key("gpu_counters_ignored").integer(r.gpu_counters.ignored_samples);
   w.key("processes").begin_array();
   for (const ProcessSnapshot& p : r.processes) {
     w.begin_object();

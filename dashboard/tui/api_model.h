@@ -58,6 +58,29 @@ struct ProcessInfo {
   std::uint64_t open_regions = 0;
 };
 
+// One NVML counter of a `GpuCounters` object: the latest sample and the mean
+// per window name.
+struct GpuReading {
+  std::optional<double> latest;
+  std::map<std::string, std::optional<double>> mean;
+
+  std::optional<double> mean_of(const std::string& window) const {
+    const auto it = mean.find(window);
+    return it == mean.end() ? std::nullopt : it->second;
+  }
+};
+
+// A rank's NVML readings of one device (`GpuCounters`): a cross-check beside
+// device idle, not device-busy time.
+struct GpuCounters {
+  std::int64_t device = 0;
+  std::optional<double> age_seconds;
+  GpuReading utilization_percent;
+  GpuReading sm_clock_mhz;
+  GpuReading memory_used_bytes;
+  GpuReading power_watts;
+};
+
 // A `RankRow` of a job detail.
 struct RankRow {
   std::int32_t rank = 0;
@@ -70,6 +93,7 @@ struct RankRow {
   Counters counters;
   std::map<std::string, Metrics> windows;
   std::vector<ProcessInfo> processes;
+  std::vector<GpuCounters> gpu_counters;  // sorted by device; empty without NVML
 
   const Metrics* window(const std::string& name) const {
     const auto it = windows.find(name);
@@ -148,10 +172,14 @@ struct StreamTick {
   std::optional<JobDetail> job;
 };
 
+// A thread of the timeline, or a device lane (GPU work recorded per device
+// and stream), which carries its device and a label ("GPU 0 · stream 7").
 struct TimelineThread {
   std::int64_t pid = 0;
   std::int64_t tid = 0;
   std::string role;
+  std::optional<std::int64_t> device;
+  std::string label;
 };
 
 struct TimelineRegion {

@@ -125,6 +125,27 @@ JobSummary job_summary(const Json& o) {
   return j;
 }
 
+GpuReading gpu_reading(const Json& o) {
+  GpuReading r;
+  r.latest = number(o, "latest");
+  for (const auto& [name, value] : object_or_empty(o, "mean").items()) {
+    r.mean.emplace(name,
+                   value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt);
+  }
+  return r;
+}
+
+GpuCounters gpu_counters(const Json& o) {
+  GpuCounters g;
+  g.device = int64(o, "device");
+  g.age_seconds = number(o, "age_seconds");
+  g.utilization_percent = gpu_reading(object_or_empty(o, "utilization_percent"));
+  g.sm_clock_mhz = gpu_reading(object_or_empty(o, "sm_clock_mhz"));
+  g.memory_used_bytes = gpu_reading(object_or_empty(o, "memory_used_bytes"));
+  g.power_watts = gpu_reading(object_or_empty(o, "power_watts"));
+  return g;
+}
+
 RankRow rank_row(const Json& o) {
   RankRow r;
   r.rank = static_cast<std::int32_t>(int64(o, "rank"));
@@ -138,6 +159,8 @@ RankRow rank_row(const Json& o) {
   for (const auto& [name, value] : object_or_empty(o, "windows").items()) {
     r.windows.emplace(name, metrics(value));
   }
+  for (const Json& g : array_or_empty(o, "gpu_counters"))
+    r.gpu_counters.push_back(gpu_counters(g));
   for (const Json& p : array_or_empty(o, "processes")) {
     ProcessInfo info;
     info.host = text(p, "host");
@@ -269,7 +292,14 @@ ParseResult<TimelineView> parse_timeline(std::string_view json) {
   const Json* truncated = field(*doc, "truncated");
   t.truncated = truncated != nullptr && truncated->is_boolean() && truncated->get<bool>();
   for (const Json& o : array_or_empty(*doc, "threads")) {
-    t.threads.push_back({int64(o, "pid"), int64(o, "tid"), text(o, "role")});
+    TimelineThread thread;
+    thread.pid = int64(o, "pid");
+    thread.tid = int64(o, "tid");
+    thread.role = text(o, "role");
+    if (const Json* d = field(o, "device"); d != nullptr && d->is_number_integer())
+      thread.device = d->get<std::int64_t>();
+    thread.label = text(o, "label");
+    t.threads.push_back(std::move(thread));
   }
   for (const Json& o : array_or_empty(*doc, "regions")) {
     TimelineRegion r;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <string_view>
 
 #include "tui/format.h"
+#include "tui/gpu_text.h"
 #include "tui/table_layout.h"
 #include "tui/text_width.h"
 #include "tui/timeline_text.h"
@@ -17,6 +19,7 @@ constexpr int kLabelWidth = 18;
 constexpr std::size_t kMaxProcessLines = 4;
 // Lines kept for the metrics table when the timeline has many threads.
 constexpr int kMetricsReserve = 8;
+constexpr const char* kDeviceIdleLabel = "device idle";
 
 struct MetricRow {
   const char* label;
@@ -25,7 +28,7 @@ struct MetricRow {
 
 const std::vector<MetricRow>& metric_rows() {
   static const std::vector<MetricRow> kRows{
-      {"device idle", [](const Metrics& m) { return format_percent(m.device_idle_ratio); }},
+      {kDeviceIdleLabel, [](const Metrics& m) { return format_percent(m.device_idle_ratio); }},
       {"data stall", [](const Metrics& m) { return format_percent(m.data_stall_ratio); }},
       {"data stall time", [](const Metrics& m) { return format_seconds(m.data_stall_seconds); }},
       {"fetch", [](const Metrics& m) { return format_seconds(m.fetch_seconds); }},
@@ -55,7 +58,8 @@ const RankRow* selected_rank(const TopState& s, const TopModel& m) {
   return nullptr;
 }
 
-void identity_lines(Canvas& c, const RankRow& r, const std::string& job) {
+void identity_lines(Canvas& c, const RankRow& r, const std::string& job,
+                    const std::string& window) {
   Line& head = c.add_line();
   head.add("rank " + std::to_string(r.rank), Style::kBold);
   head.add(" of " + sanitize(job) + " · ");
@@ -66,6 +70,18 @@ void identity_lines(Canvas& c, const RankRow& r, const std::string& job) {
            r.device_source == kComputeProxy ? Style::kWarn : Style::kNormal);
   if (r.epoch >= 0) head.add(" · epoch " + std::to_string(r.epoch));
   if (r.step >= 0) head.add(" · step " + format_count(static_cast<std::uint64_t>(r.step)));
+
+  if (!r.gpu_counters.empty()) {
+    Line& nvml = c.add_line();
+    nvml.add("  " + nvml_util_text(r, window), Style::kBold);
+    const Metrics* m = r.window(window);
+    nvml.add(" · device idle " +
+             format_percent(m != nullptr ? m->device_idle_ratio : std::nullopt) + " (exact, " +
+             sanitize(r.device_source) + ")");
+    for (const GpuCounters& g : r.gpu_counters)
+      c.add_line().add("    " + gpu_device_line(g, window), Style::kDim);
+    c.add_line().add("    " + std::string(kNvmlNote), Style::kDim);
+  }
 
   Line& counters = c.add_line();
   counters.add("events " + format_count(r.counters.events_received) + " · batches " +
@@ -107,6 +123,15 @@ void metrics_table(Canvas& c, const TopState& s, const TopModel& m, const RankRo
                        w == s.window ? Style::kBold : Style::kNormal});
     }
     c.lines.push_back(row_line(columns, widths, cells, "", 2));
+    // NVML's cross-check goes right under the exact device idle figure.
+    if (row.label == std::string_view(kDeviceIdleLabel) && !r.gpu_counters.empty()) {
+      std::vector<Cell> nvml{{"NVML util (mean)", Style::kDim}};
+      for (const std::string& w : m.windows) {
+        nvml.push_back({format_nvml_percent(nvml_utilization(r, w)),
+                        w == s.window ? Style::kBold : Style::kNormal});
+      }
+      c.lines.push_back(row_line(columns, widths, nvml, "", 2));
+    }
   }
   std::vector<Cell> verdicts{{"verdict", Style::kDim}};
   for (const std::string& w : m.windows) {
@@ -171,7 +196,7 @@ void compose_detail_body(Canvas& c, const TopState& s, const TopModel& m, int ro
     return;
   }
   const std::size_t start = c.lines.size();
-  identity_lines(c, *r, s.job);
+  identity_lines(c, *r, s.job, s.window);
   c.add_blank();
   // The timeline comes first: on a short terminal the metrics table is cut, not the picture.
   const int used = static_cast<int>(c.lines.size() - start);

@@ -34,6 +34,12 @@ std::size_t glyph_index(std::string_view cls) {
 
 using Interval = std::pair<std::int64_t, std::int64_t>;
 
+// A device lane (docs/api.md: a tid with the high bit set, which the API
+// gives a device and a label).
+bool is_lane(const TimelineThread& t) {
+  return t.device.has_value() || t.tid >= (std::int64_t{1} << 31);
+}
+
 // Merges overlapping intervals so nested regions of one class count once.
 std::vector<Interval> merged(std::vector<Interval> intervals) {
   std::sort(intervals.begin(), intervals.end());
@@ -75,7 +81,17 @@ std::vector<TimelineRow> timeline_rows(const TimelineView& view, int columns) {
   const std::int64_t to = std::max(view.to_ns, view.from_ns + 1);
   const double column_ns = static_cast<double>(to - from) / columns;
 
+  // GPU lanes first, as on the web page and in Nsight: a short terminal cuts
+  // host threads, not the device.
+  std::vector<const TimelineThread*> order;
   for (const TimelineThread& thread : view.threads) {
+    if (is_lane(thread)) order.push_back(&thread);
+  }
+  for (const TimelineThread& thread : view.threads) {
+    if (!is_lane(thread)) order.push_back(&thread);
+  }
+  for (const TimelineThread* lane : order) {
+    const TimelineThread& thread = *lane;
     std::array<std::vector<Interval>, 8> by_class;
     for (const TimelineRegion& r : view.regions) {
       if (r.pid != thread.pid || r.tid != thread.tid) continue;
@@ -101,9 +117,13 @@ std::vector<TimelineRow> timeline_rows(const TimelineView& view, int columns) {
       }
     }
     TimelineRow row;
-    row.label =
-        sanitize(thread.role.empty() ? "thread" : thread.role) + " " + std::to_string(thread.pid);
-    if (thread.tid != thread.pid) row.label += "/" + std::to_string(thread.tid);
+    if (!thread.label.empty()) {
+      row.label = sanitize(thread.label);
+    } else {
+      row.label =
+          sanitize(thread.role.empty() ? "thread" : thread.role) + " " + std::to_string(thread.pid);
+      if (thread.tid != thread.pid) row.label += "/" + std::to_string(thread.tid);
+    }
     row.cells.assign(static_cast<std::size_t>(columns), ' ');
     for (std::size_t col = 0; col < coverage.size(); ++col) {
       const auto& cov = coverage[col];

@@ -29,11 +29,12 @@ const ClassGlyph& class_glyph(std::string_view cls);
 const std::vector<ClassGlyph>& class_glyphs();
 
 struct TimelineRow {
-  std::string label;  // "main 4242", "worker 4250/4251"
+  std::string label;  // "main 4242", "worker 4250/4251", "GPU 0 · stream 7"
   std::string cells;  // one glyph per column, ' ' where the thread ran nothing
 };
 
-// One row per thread of `view`, in the view's thread order, `columns` wide.
+// One row per thread of `view`, `columns` wide: device lanes (labelled as the
+// API says) first, then host threads, each in the view's thread order.
 std::vector<TimelineRow> timeline_rows(const TimelineView& view, int columns);
 
 // `cells` as spans styled by class (runs of one glyph share a span).

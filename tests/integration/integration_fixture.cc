@@ -114,4 +114,14 @@ void expect_rank_matches_report(const json& row, const AgentReport& report) {
   EXPECT_EQ(row.value("unpaired_events", std::uint64_t{1}), 0u);
 }
 
+std::vector<PromSample> scrape_metrics(const DaemonProcess& daemon) {
+  const HttpResponse response = daemon.get("/metrics");
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(promtool_complaints(response.body, daemon.dir()), "");
+  std::string bad_line;
+  auto samples = parse_prometheus(response.body, &bad_line);
+  EXPECT_TRUE(samples.has_value()) << "unparsable line: " << bad_line;
+  return samples ? std::move(*samples) : std::vector<PromSample>{};
+}
+
 }  // namespace stallwatch::test

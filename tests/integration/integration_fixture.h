@@ -8,10 +8,12 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "agent_report.h"
 #include "child_process.h"
 #include "daemon_process.h"
+#include "prometheus_samples.h"
 
 namespace stallwatch::test {
 
@@ -56,5 +58,9 @@ void expect_window_matches_report(const json& metrics, const AgentReport& report
 // expect_window_matches_report for every window of the rank row, plus its
 // loss counters against the agent's own statistics.
 void expect_rank_matches_report(const json& row, const AgentReport& report);
+
+// GET /metrics, checked by promtool and parsed. A failure is reported to the
+// running test and gives no samples.
+std::vector<PromSample> scrape_metrics(const DaemonProcess& daemon);
 
 }  // namespace stallwatch::test

@@ -41,22 +41,18 @@ double field(const json& metrics, const char* name) {
 }
 
 void expect_metrics_endpoint_shows(const DaemonProcess& daemon, const std::string& job) {
-  const HttpResponse response = daemon.get("/metrics");
-  ASSERT_EQ(response.status, 200);
-  EXPECT_EQ(promtool_complaints(response.body, daemon.dir()), "");
-  std::string bad_line;
-  const auto samples = parse_prometheus(response.body, &bad_line);
-  ASSERT_TRUE(samples.has_value()) << "unparsable line: " << bad_line;
+  const std::vector<PromSample> samples = scrape_metrics(daemon);
+  ASSERT_FALSE(samples.empty());
   const std::map<std::string, std::string> rank{{"job_id", job}, {"rank", "0"}};
   auto window = rank;
   window["window"] = "2s";
-  const auto stall = find_sample(*samples, "stallwatch_data_stall_ratio", window);
-  ASSERT_TRUE(stall.has_value()) << response.body;
+  const auto stall = find_sample(samples, "stallwatch_data_stall_ratio", window);
+  ASSERT_TRUE(stall.has_value());
   EXPECT_NEAR(*stall, 0.6, 0.15);
-  const auto idle = find_sample(*samples, "stallwatch_device_idle_ratio", window);
+  const auto idle = find_sample(samples, "stallwatch_device_idle_ratio", window);
   ASSERT_TRUE(idle.has_value());
   EXPECT_NEAR(*idle, 0.6, 0.15);
-  const auto events = find_sample(*samples, "stallwatch_events_received_total", rank);
+  const auto events = find_sample(samples, "stallwatch_events_received_total", rank);
   ASSERT_TRUE(events.has_value());
   EXPECT_GT(*events, 0);
 }

@@ -142,7 +142,7 @@ store.subscribe((s) => {
   if (inJob) {
     const rank = effectiveRank(s);
     jobView.update(s, rank);
-    renderRankDetail(byId('rank-detail'), s.detail?.ranks?.find((r) => r.rank === rank) ?? null, s.nowNs);
+    renderRankDetail(byId('rank-detail'), s.detail?.ranks?.find((r) => r.rank === rank) ?? null, s.nowNs, s.window);
     document.title = `${s.route.job} · stallwatch`;
   } else {
     jobList.update(s);

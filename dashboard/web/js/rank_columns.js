@@ -1,9 +1,11 @@
 // Columns of the per-rank table. `ctx.window` is the selected window name;
 // values are the raw API numbers (sorting and data-value), renderers format.
+// NVML utilization sits beside device idle as a cross-check (gpu_counters.js).
 import { h } from './dom.js';
 import { ratioBar, lossCell } from './cells.js';
-import { epochStep, pct, rate, seconds } from './format.js';
+import { DASH, epochStep, pct, rate, seconds } from './format.js';
 import { deviceSourceCell, kProxyNote, stateCell, verdictPill } from './verdict.js';
+import { kNvmlNote, nvmlTooltip, nvmlUtilization } from './gpu_counters.js';
 
 const metric = (row, ctx, name) => row.windows?.[ctx.window]?.[name] ?? null;
 
@@ -27,6 +29,15 @@ export const rankColumns = [
       const cell = ratioBar(metric(r, ctx, 'device_idle_ratio'));
       if (r.device_source === 'compute-proxy') cell.title = kProxyNote;
       return cell;
+    },
+  },
+  {
+    key: 'nvml_utilization', label: 'NVML util', num: true, title: kNvmlNote,
+    value: (r, ctx) => nvmlUtilization(r, ctx.window),
+    render: (r, ctx) => {
+      if (!(r.gpu_counters ?? []).length) return h('span', { class: 'muted', title: 'no NVML counters from this rank' }, DASH);
+      const util = nvmlUtilization(r, ctx.window);
+      return h('span', { title: nvmlTooltip(r, ctx.window) }, util === null ? DASH : `${util.toFixed(0)} %`);
     },
   },
   {

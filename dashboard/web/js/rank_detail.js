@@ -1,9 +1,21 @@
-// Sidebar card for the selected rank: progress, counters and its processes
-// (main and data-loader workers) from the RankRow. Rebuilt on each render.
+// Sidebar card for the selected rank: progress, counters, the device source
+// and NVML readings per GPU (over `window`), and its processes (main and
+// data-loader workers) from the RankRow. Rebuilt on each render.
 import { h, replaceChildren } from './dom.js';
-import { ago, count, epochStep } from './format.js';
+import { ago, count, epochStep, pct } from './format.js';
+import { gpuDeviceLines, kNvmlNote, nvmlUtilText } from './gpu_counters.js';
+import { kProxyNote } from './verdict.js';
 
-export function renderRankDetail(el, rank, nowNs) {
+function gpuSection(rank, window) {
+  const nvml = nvmlUtilText(rank, window);
+  if (!nvml) return null;
+  const idle = rank.windows?.[window]?.device_idle_ratio;
+  return h('div', { class: 'gpu-counters', dataset: { devices: String(rank.gpu_counters.length) } },
+    h('p', { class: 'nvml', title: kNvmlNote }, `${nvml} · device idle ${pct(idle)} (${rank.device_source ?? '—'})`),
+    h('ul', { class: 'gpu-lines' }, gpuDeviceLines(rank, window).map((line) => h('li', { title: kNvmlNote }, line))));
+}
+
+export function renderRankDetail(el, rank, nowNs, window) {
   el.hidden = !rank;
   if (!rank) return;
   const kv = (k, v) => [h('dt', {}, k), h('dd', {}, v)];
@@ -13,12 +25,14 @@ export function renderRankDetail(el, rank, nowNs) {
     h('div', { class: 'panel-body' },
       h('dl', { class: 'kv' },
         kv('epoch · step', epochStep(rank.epoch, rank.step)),
+        kv('device source', h('span', { title: rank.device_source === 'compute-proxy' ? kProxyNote : null }, rank.device_source ?? '—')),
         kv('events received', count(rank.events_received)),
         kv('batches received', count(rank.batches_received)),
         kv('dropped by agent', count(rank.agent_dropped)),
         kv('lost batches', count(rank.lost_batches)),
         kv('late events', count(rank.late_events)),
         kv('unpaired events', count(rank.unpaired_events))),
+      gpuSection(rank, window),
       procs.length
         ? h('table', { class: 'procs' },
           h('caption', { class: 'visually-hidden' }, `Processes of rank ${rank.rank}`),

@@ -152,7 +152,7 @@ export class TimelineCanvas {
       ctx.fillRect(kGutter, e.y + 1, this.width - kGutter - 8, e.height - 2);
       ctx.font = '11px system-ui, sans-serif';
       ctx.fillStyle = e.lane.kind === 'device' ? cssColor('--c-device_busy') : cssColor('--muted');
-      ctx.fillText(e.lane.kind === 'device' ? 'device (GPU)' : e.lane.label, 18, e.y + kLanePad + kRowH / 2);
+      ctx.fillText(e.lane.kind === 'device' && e.lane.tid === null ? 'device (GPU)' : e.lane.label, 18, e.y + kLanePad + kRowH / 2);
     }
   }
 

@@ -1,9 +1,12 @@
-// Turns a GET /timeline body into lanes ready to draw: one "device" lane per
-// process that has device_busy regions (the GPU row of an Nsight timeline),
-// then one lane per thread, processes in the order the API lists them (main
-// first). Nested regions are packed into rows (depth) so a fetch inside a loop
-// iteration sits under it. Times become nanoseconds relative to `from_ns`.
-// Pure data, no DOM; the canvas view draws and hit-tests what this returns.
+// Turns a GET /timeline body into lanes ready to draw, processes in the order
+// the API lists them (main first): first one lane per GPU lane (device and
+// stream, labelled "GPU 0 · stream 7" as the API's `threads` entry says),
+// then one "device" lane for device_busy regions recorded on host threads
+// (e.g. replayed traces), then one lane per thread, like the GPU rows above
+// the threads of an Nsight timeline. Nested regions are packed into rows
+// (depth) so a fetch inside a loop iteration sits under it. Times become
+// nanoseconds relative to `from_ns`. Pure data, no DOM; the canvas view
+// draws and hit-tests what this returns.
 
 export const kMaxRows = 6;
 
@@ -15,10 +18,18 @@ export function isDeviceLane(tid) {
   return Number(tid) >= 2 ** 31;
 }
 
+const kDeviceWideStream = 2 ** 24 - 1;
+
+// The API's label for a lane, else the same text built from the tid.
+export function laneLabel(tid, apiLabel) {
+  if (typeof apiLabel === 'string' && apiLabel) return apiLabel;
+  const device = Math.floor(Number(tid) / 2 ** 24) % 128;
+  const stream = Number(tid) % 2 ** 24;
+  return stream === kDeviceWideStream ? `GPU ${device} (device)` : `GPU ${device} · stream ${stream}`;
+}
+
 function threadLabel(pid, tid) {
-  if (tid === pid) return 'main thread';
-  if (isDeviceLane(tid)) return `GPU ${Math.floor(tid / 2 ** 24) % 128} stream ${tid % 2 ** 24}`;
-  return `thread ${tid}`;
+  return tid === pid ? 'main thread' : `thread ${tid}`;
 }
 
 function laneKey(pid, tid, kind) {
@@ -61,18 +72,23 @@ export function buildTimeline(body) {
   const roles = new Map();
   const order = [];
   const threadsByPid = new Map();
+  const gpuLanesByPid = new Map();
+  const apiLabels = new Map();
   const addThread = (pid, tid, role) => {
     if (!threadsByPid.has(pid)) {
       threadsByPid.set(pid, []);
+      gpuLanesByPid.set(pid, []);
       order.push(pid);
     }
     if (role && !roles.has(pid)) roles.set(pid, role);
-    const list = threadsByPid.get(pid);
-    if (tid !== null && !list.includes(tid)) list.push(tid);
+    if (tid === null) return;
+    const list = isDeviceLane(tid) ? gpuLanesByPid.get(pid) : threadsByPid.get(pid);
+    if (!list.includes(tid)) list.push(tid);
   };
-  // A device lane listed as a thread gets no thread lane of its own: its
-  // device_busy regions are drawn in the process's device lane.
-  for (const t of body?.threads ?? []) addThread(t.pid, isDeviceLane(t.tid) ? null : t.tid, t.role);
+  for (const t of body?.threads ?? []) {
+    if (isDeviceLane(t.tid) && t.label) apiLabels.set(`${t.pid}:${t.tid}`, t.label);
+    addThread(t.pid, t.tid, t.role);
+  }
 
   const buckets = new Map();
   const bucket = (key) => {
@@ -84,7 +100,10 @@ export function buildTimeline(body) {
   for (const raw of body?.regions ?? []) {
     const r = normalise(raw, from);
     count += 1;
-    if (r.cls === 'device_busy') {
+    if (isDeviceLane(r.tid)) {
+      addThread(r.pid, r.tid, null);
+      bucket(laneKey(r.pid, r.tid, 'device')).push(r);
+    } else if (r.cls === 'device_busy') {
       devicePids.add(r.pid);
       addThread(r.pid, null, null);
       bucket(laneKey(r.pid, null, 'device')).push(r);
@@ -105,6 +124,11 @@ export function buildTimeline(body) {
   for (const pid of order) {
     const role = roles.get(pid) ?? 'process';
     const group = `${role} ${pid}`;
+    for (const tid of gpuLanesByPid.get(pid).slice().sort((a, b) => a - b)) {
+      const key = laneKey(pid, tid, 'device');
+      if (!buckets.has(key)) continue;
+      lanes.push({ key, pid, tid, kind: 'device', group, label: laneLabel(tid, apiLabels.get(`${pid}:${tid}`)), rows: pack(buckets.get(key)), marks: [] });
+    }
     if (devicePids.has(pid)) {
       const key = laneKey(pid, null, 'device');
       lanes.push({ key, pid, tid: null, kind: 'device', group, label: 'device', rows: pack(buckets.get(key)), marks: [] });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTimeline, classCounts, coverage, hitRow, isDeviceLane, kMaxRows } from '../js/timeline_model.js';
+import { buildTimeline, classCounts, coverage, hitRow, isDeviceLane, kMaxRows, laneLabel } from '../js/timeline_model.js';
 
 // Real epoch nanoseconds exceed 2^53; offsets are multiples of U (~1 ms) so
 // they stay exact in doubles, as they do at the resolution the page draws.
@@ -68,7 +68,7 @@ test('an empty or missing body draws nothing and does not throw', () => {
   assert.deepEqual(buildTimeline(null).lanes, []);
 });
 
-test('a device lane listed among the threads gets no empty thread lane', () => {
+test('each GPU lane gets its own lane, labelled by device and stream, above the threads', () => {
   const lane = 2 ** 31 + 7;
   const m = buildTimeline({
     from_ns: from, to_ns: from + 1000 * U,
@@ -76,7 +76,31 @@ test('a device lane listed among the threads gets no empty thread lane', () => {
     regions: [r(0, 400, { class: 'fetch' }), r(400, 900, { class: 'device_busy', tid: lane }), r(0, 100, { class: 'app_io', tid: lane + 1 })],
     marks: [],
   });
-  assert.deepEqual(m.lanes.map((l) => `${l.kind}/${l.label}`), ['device/device', 'thread/main thread', 'thread/GPU 0 stream 8']);
+  assert.deepEqual(m.lanes.map((l) => `${l.kind}/${l.label}`), ['device/GPU 0 · stream 7', 'device/GPU 0 · stream 8', 'thread/main thread']);
+  assert.equal(m.lanes[0].tid, lane);
   assert.ok(isDeviceLane(lane) && !isDeviceLane(12345));
   assert.deepEqual(classCounts(m.lanes), { device_busy: 1, fetch: 1, app_io: 1 });
+});
+
+test('lane labels come from the API, ordered by device and stream, with host device_busy after them', () => {
+  const lane = (device, stream) => 2 ** 31 + device * 2 ** 24 + stream;
+  const m = buildTimeline({
+    from_ns: from, to_ns: from + 1000 * U,
+    threads: [
+      { pid: 10, tid: 10, role: 'main' },
+      { pid: 10, tid: lane(1, 3), role: 'main', device: 1, stream: 3, label: 'GPU 1 · stream 3' },
+      { pid: 10, tid: lane(0, 13), role: 'main', device: 0, stream: 13, label: 'GPU 0 · stream 13' },
+    ],
+    regions: [
+      r(0, 100, { class: 'device_busy', tid: lane(1, 3), name: 'k1' }),
+      r(0, 100, { class: 'device_busy', tid: lane(0, 13), name: 'memcpy HtoD' }),
+      r(0, 50, { class: 'device_busy', tid: 10, name: 'replayed kernel' }),
+      r(0, 10, { class: 'device_busy', tid: lane(2, 2 ** 24 - 1), name: 'wide' }),
+    ],
+  });
+  assert.deepEqual(m.lanes.map((l) => l.label), ['GPU 0 · stream 13', 'GPU 1 · stream 3', 'GPU 2 (device)', 'device', 'main thread']);
+  assert.equal(m.lanes[3].tid, null);
+  assert.equal(m.lanes[0].rows[0][0].name, 'memcpy HtoD');
+  assert.equal(laneLabel(lane(5, 9)), 'GPU 5 · stream 9');
+  assert.equal(laneLabel(lane(5, 9), 'from the API'), 'from the API');
 });

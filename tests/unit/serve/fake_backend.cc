@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/device_lane.h"
+
 namespace stallwatch::collector::testing {
 namespace {
 
@@ -33,6 +35,32 @@ WindowMetrics metrics(std::int64_t window_ns, double stall_ratio, Verdict verdic
   m.samples_per_second = kNaN;
   m.verdict = verdict;
   return m;
+}
+
+// NVML readings of rank 0 of demo-slow: device 0 with every counter, device
+// 1 with utilization only (its other readings not supported).
+GpuCounters gpu_counters() {
+  const auto reading = [](double latest, std::vector<double> means) {
+    GpuCounterReading r;
+    r.latest = latest;
+    r.latest_ns = kNow - kS / 2;
+    r.means = std::move(means);
+    return r;
+  };
+  GpuCounters g;
+  GpuDeviceCounters d0;
+  d0.device = 0;
+  d0.counters = {reading(93, {92, 90.5, kNaN, 88}), reading(1410, {1410, 1410, 1410, 1400}),
+                 reading(8589934592, {8e9, 8e9, 8e9, 7e9}), reading(250.5, {250, 249, 248, 240})};
+  GpuDeviceCounters d1;
+  d1.device = 1;
+  d1.counters[0] = reading(40, {40, 41, 42, 43});
+  d1.counters[0].latest_ns = kNow - 2 * kS;
+  for (std::size_t c = 1; c < kGpuCounterCount; ++c)
+    d1.counters[c].means.assign(4, kNaN);
+  g.devices = {d0, d1};
+  g.ignored_samples = 5;
+  return g;
 }
 
 RankSnapshot rank(std::string job, std::int32_t r, double stall,
@@ -68,6 +96,9 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
   worker.ppid = p.pid;
   worker.role = ProcessRole::kWorker;
   s.processes.push_back(worker);
+  if (s.job == "demo-slow" && r == 0) {
+    s.gpu_counters = gpu_counters();
+  }
   return s;
 }
 
@@ -196,6 +227,11 @@ std::optional<Timeline> FakeBackend::timeline(std::string_view job, std::int32_t
       static_cast<ClassMask>(class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo)),
       "dataloader", "fetch.iter"});
   t.regions.push_back(TimelineRegion{kNow - kS, kNow, true, 5000, 5001, 0, "misc", "open-thing"});
+  t.regions.push_back(TimelineRegion{kNow - kS / 2, kNow - kS / 4, false, 4242, device_lane(0, 7),
+                                     class_bit(EventClass::kDeviceBusy), "gpu", "matmul"});
+  t.regions.push_back(TimelineRegion{kNow - kS / 2, kNow - kS / 4, false, 4242,
+                                     device_lane(3, kDeviceWideStream),
+                                     class_bit(EventClass::kDeviceBusy), "gpu", "memset"});
   t.marks.push_back(TimelineMark{kNow - 3 * kS, 4242, 4242, "epoch.start", 2});
   return t;
 }

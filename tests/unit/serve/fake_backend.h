@@ -11,7 +11,8 @@
 namespace stallwatch::collector::testing {
 
 // A known snapshot: windows 10s/60s/300s/total; job "demo-slow" with ranks 0
-// and 1 (rank 0: data_stall_ratio 0.61 over 60s, overlap_ratio NaN), and job
+// and 1 (rank 0: data_stall_ratio 0.61 over 60s, overlap_ratio NaN, NVML
+// counters of devices 0 and 1), and job
 // kOddJob (one rank, an id that needs escaping everywhere). `extra_ranks`
 // adds ranks 2.. to demo-slow, for size tests.
 std::shared_ptr<Snapshot> make_snapshot(std::uint64_t tick, int extra_ranks = 0);
@@ -20,7 +21,8 @@ std::shared_ptr<PublishedState> make_state(std::uint64_t tick, int extra_ranks =
 inline constexpr std::string_view kOddJob = "a/b c?d=\"e\"\\\n\xC3\xBC";
 
 // An ApiBackend over whatever state the test publishes. timeline() answers
-// for ranks in the snapshot; series() for jobs in it. Thread-safe.
+// for ranks in the snapshot (host threads, then regions on the lanes of GPU 0
+// stream 7 and GPU 3's device-wide lane); series() for jobs in it. Thread-safe.
 class FakeBackend : public ApiBackend {
  public:
   explicit FakeBackend(std::shared_ptr<const PublishedState> state) : state_(std::move(state)) {}

@@ -157,15 +157,16 @@ TEST_F(RouterTest, Timeline) {
   EXPECT_EQ(backend_.last_timeline_seconds(), 5);
   EXPECT_EQ(t["job"], "demo-slow");
   EXPECT_EQ(t["rank"], 0);
-  ASSERT_EQ(t["regions"].size(), 2u);
+  ASSERT_EQ(t["regions"].size(), 4u);
   EXPECT_EQ(t["regions"][0]["class"], "fetch");
   EXPECT_EQ(t["regions"][0]["classes"], json({"fetch", "app_io"}));
   EXPECT_EQ(t["regions"][1]["class"], "other");
   EXPECT_EQ(t["regions"][1]["open"], true);
   EXPECT_EQ(t["marks"][0]["name"], "epoch.start");
-  ASSERT_EQ(t["threads"].size(), 2u);
+  ASSERT_EQ(t["threads"].size(), 4u);
   EXPECT_EQ(t["threads"][0]["role"], "main");
-  EXPECT_EQ(t["threads"][1]["role"], "worker");
+  EXPECT_FALSE(t["threads"][0].contains("label")) << "host threads carry no lane label";
+  EXPECT_EQ(t["threads"][3]["role"], "worker");
 
   get_json("/api/v1/jobs/demo-slow/ranks/0/timeline");
   EXPECT_EQ(backend_.last_timeline_seconds(), 10);

@@ -155,7 +155,7 @@ TEST_F(FrameTest, DetailShowsEveryWindowAndTheTimeline) {
   t.rank = 0;
   t.from_ns = 0;
   t.to_ns = 10'000'000'000;
-  t.threads = {{42, 42, "main"}};
+  t.threads = {{42, 42, "main", {}, {}}};
   t.regions = {{0, 6'000'000'000, false, 42, 42, "fetch", "fetch.iter"},
                {6'000'000'000, 10'000'000'000, false, 42, 42, "compute", "step"}};
   model_.timeline = t;

@@ -22,7 +22,7 @@ TimelineView ten_seconds() {
   TimelineView t;
   t.from_ns = 0;
   t.to_ns = 10 * kS;
-  t.threads = {{10, 10, "main"}, {11, 11, "worker"}};
+  t.threads = {{10, 10, "main", {}, {}}, {11, 11, "worker", {}, {}}};
   return t;
 }
 
@@ -60,7 +60,7 @@ TEST(TimelineTextTest, NestedRegionsOfOneClassCountOnce) {
 
 TEST(TimelineTextTest, PipelineOnlyWhereNothingElseRunsAndUnknownClassesAreOther) {
   TimelineView t = ten_seconds();
-  t.threads = {{10, 12, "main"}};
+  t.threads = {{10, 12, "main", {}, {}}};
   t.regions = {region(10, 12, 0, 10, "pipeline"), region(10, 12, 5, 6, "comm"),
                region(10, 12, 8, 9, "brand_new")};
   const auto rows = timeline_rows(t, 10);
