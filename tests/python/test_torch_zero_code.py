@@ -47,7 +47,8 @@ def test_train_loop_regions_steps_and_epochs(capture):
         ("compute", "step"): 8,
     }
     assert marks(capture, "step") == list(range(1, 9))
-    assert marks(capture, "batch_size") == [4] * 8
+    # A batch size is sent when it changes (the collector keeps the latest).
+    assert marks(capture, "batch_size") == [4]
     epochs = [(e.name, e.value) for e in capture.events() if e.name.startswith("epoch.")]
     assert epochs == [("epoch.start", 0), ("epoch.end", 0), ("epoch.start", 1), ("epoch.end", 1)]
     main_pid = capture.batches[0].pid
@@ -171,3 +172,20 @@ def test_run_module_mode_sees_its_argv_and_exit_code(tmp_path):
                           timeout=60)
     assert proc.returncode == 5, proc.stderr
     assert json.loads(proc.stdout) == ["--lr", "1"]
+
+
+def test_batch_size_is_sent_on_change_and_repeated_every_64_batches(monkeypatch):
+    from stallwatch import _agent
+    from stallwatch.torch._state import BATCH_SIZE_REPEAT, TorchState
+
+    sent = []
+    monkeypatch.setattr(_agent, "counter", lambda cat, name, value: sent.append((name, value)))
+    monkeypatch.setattr(_agent, "mark", lambda cat, name, value: None)
+    state = TorchState()
+    for size in [4, 4, 4, 3, None, 4]:
+        state.on_batch(size)
+    assert sent == [("batch_size", 4), ("batch_size", 3), ("batch_size", 4)]
+    sent.clear()
+    for _ in range(2 * BATCH_SIZE_REPEAT):
+        state.on_batch(4)
+    assert sent == [("batch_size", 4)] * 2

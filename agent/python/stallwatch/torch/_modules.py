@@ -59,7 +59,8 @@ def install_forward(state: TorchState = STATE) -> None:
     else:
 
         def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
-            if is_compiling() or forward.active() or fetch.active():
+            # Submodule calls (the common case) stop at the first native check.
+            if forward.active() or fetch.active() or is_compiling():
                 return original(self, *args, **kwargs)
             return outermost(self, args, kwargs)
 

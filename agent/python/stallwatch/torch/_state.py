@@ -17,6 +17,8 @@ from stallwatch._ai import BATCH_SIZE_COUNTER, PIPELINE_CAT, STEP_MARK, ai
 
 EPOCH_START_MARK = "epoch.start"
 EPOCH_END_MARK = "epoch.end"
+# Batches between two batch-size samples when the size does not change.
+BATCH_SIZE_REPEAT = 64
 
 
 class Patch:
@@ -67,6 +69,8 @@ class TorchState:
         self.optimizer_steps = 0
         self.batches = 0
         self.batch_pending = False
+        self.batch_size: Optional[int] = None
+        self.batches_since_size = 0
         self.epoch = -1
         self.epoch_open = False
         self.primary_loader: Optional[Callable[[], Any]] = None
@@ -103,7 +107,13 @@ class TorchState:
         self.on_batch_done()
         self.batches += 1
         self.batch_pending = True
-        if batch_size is not None:
+        # The collector keeps the latest sample, so one per change is exact;
+        # the periodic repeat lets a restarted collector learn it again.
+        self.batches_since_size += 1
+        if batch_size is not None and (batch_size != self.batch_size or
+                                       self.batches_since_size >= BATCH_SIZE_REPEAT):
+            self.batch_size = batch_size
+            self.batches_since_size = 0
             _agent.counter(PIPELINE_CAT, BATCH_SIZE_COUNTER, batch_size)
 
     def is_primary(self, loader: Any) -> bool:
