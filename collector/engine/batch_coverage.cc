@@ -1,6 +1,7 @@
 #include "engine/batch_coverage.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace stallwatch::collector::detail {
 namespace {
@@ -25,7 +26,28 @@ std::size_t or_merge(std::span<const Breakpoint> acc, const std::vector<Span>& s
   const Breakpoint* a = acc.data();
   const Breakpoint* const a_end = a + acc.size();
   ClassMask ma = 0;
-  for (const Span& sp : spans) {
+  const Span* s = spans.data();
+  const Span* const s_end = s + spans.size();
+  while (s != s_end) {
+    // A run of spans that all end before the next breakpoint of `acc`: the
+    // mask under them is `ma` (== last), and spans never touch, so each one
+    // is two new breakpoints, or none when `mask` adds nothing to `ma`.
+    const std::int64_t next_a = a != a_end ? a->t : std::numeric_limits<std::int64_t>::max();
+    if (s->end < next_a) {
+      const auto in = static_cast<ClassMask>(ma | mask);
+      if (in == ma) {
+        while (s != s_end && s->end < next_a)
+          ++s;
+        continue;
+      }
+      for (; s != s_end && s->end < next_a; ++s) {
+        w[0] = Breakpoint{s->start, in};
+        w[1] = Breakpoint{s->end, ma};
+        w += 2;
+      }
+      continue;
+    }
+    const Span& sp = *s++;
     for (; a != a_end && a->t < sp.start; ++a)
       emit(a->t, ma = a->mask);
     for (; a != a_end && a->t == sp.start; ++a)

@@ -53,14 +53,33 @@ void BreakpointQueue::append(std::span<const Breakpoint> bps) {
       block.has_base = false;
     }
     std::size_t k = 0;
-    if (block.has_base && !block.wide && bps[i].t >= block.base &&
+    if (!block.has_base && !block.wide) {
+      if (size_ == 0 && front_is_min_) {
+        block.mask[slot] = bps[i].mask;
+        block.offset[slot] = 0;  // never read: time(0) is kMinTime
+        k = 1;
+      }
+      if (k < n) {
+        block.base = bps[i + k].t;
+        block.has_base = true;
+      }
+    }
+    if (k < n && block.has_base && !block.wide && bps[i + k].t >= block.base &&
         static_cast<std::uint64_t>(bps[i + n - 1].t) - static_cast<std::uint64_t>(block.base) <=
             kMaxOffset) {
-      // Sorted: when the first and last fit, all do.
-      for (; k < n; ++k) {
-        block.offset[slot + k] = static_cast<std::uint32_t>(bps[i + k].t - block.base);
-        block.mask[slot + k] = bps[i + k].mask;
-      }
+      // Sorted: when the first and last fit, all do. Two loops through
+      // locals: a mask (a byte) stored could alias anything and would make
+      // every later load repeat.
+      const Breakpoint* const from = bps.data() + i + k;
+      const std::int64_t base = block.base;
+      std::uint32_t* const offsets = block.offset + slot + k;
+      ClassMask* const masks = block.mask + slot + k;
+      const std::size_t count = n - k;
+      for (std::size_t q = 0; q < count; ++q)
+        offsets[q] = static_cast<std::uint32_t>(from[q].t - base);
+      for (std::size_t q = 0; q < count; ++q)
+        masks[q] = from[q].mask;
+      k = n;
     }
     for (; k < n && !block.wide; ++k) {
       const Breakpoint& b = bps[i + k];

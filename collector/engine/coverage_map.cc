@@ -29,6 +29,15 @@ std::size_t CoverageMap::locate(std::int64_t t) const {
   return lo;
 }
 
+void CoverageMap::append_unreported(std::span<const Breakpoint> add) {
+  std::size_t i = 0;
+  if (add.front().t == bps_.back().t) {
+    bps_.truncate(bps_.size() - 1);  // never the first piece: it starts at kMinTime
+    if (bps_.back().mask == add.front().mask) i = 1;
+  }
+  bps_.append(add.subspan(i));
+}
+
 void CoverageMap::trim_before(std::int64_t h) {
   bps_.drop_front(locate(h));
   bps_.set_front_to_min();

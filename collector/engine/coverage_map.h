@@ -40,6 +40,16 @@ class CoverageMap {
   void merge(std::span<const Breakpoint> add, std::vector<Breakpoint>& scratch,
              OnChange&& on_change);
 
+  // True when merge(add) appends: `add` starts at or after the last
+  // breakpoint, whose piece has no class.
+  bool appends(std::span<const Breakpoint> add) const {
+    return add.size() >= 2 && add.front().t >= bps_.back().t && bps_.back().mask == 0;
+  }
+  // merge() of an `add` for which appends() holds, reporting nothing: every
+  // piece of `add` with a class is a change from no class, which the caller
+  // reads from `add` itself.
+  void append_unreported(std::span<const Breakpoint> add);
+
   // Unions `mask` over [a, b) (no-op when a >= b or mask == 0), reporting
   // changes as merge() does.
   template <class OnChange>
@@ -78,7 +88,7 @@ template <class OnChange>
 void CoverageMap::merge(std::span<const Breakpoint> add, std::vector<Breakpoint>& scratch,
                         OnChange&& on_change) {
   if (add.size() < 2) return;
-  if (add.front().t >= bps_.back().t && bps_.back().mask == 0) {
+  if (appends(add)) {
     append(add, on_change);
     return;
   }
@@ -130,15 +140,10 @@ void CoverageMap::merge(std::span<const Breakpoint> add, std::vector<Breakpoint>
 // with a class is a change, and its breakpoints are the new tail.
 template <class OnChange>
 void CoverageMap::append(std::span<const Breakpoint> add, OnChange&& on_change) {
-  std::size_t i = 0;
-  if (add.front().t == bps_.back().t) {
-    bps_.truncate(bps_.size() - 1);  // never the first piece: it starts at kMinTime
-    if (bps_.back().mask == add.front().mask) i = 1;
-  }
   for (std::size_t k = 0; k + 1 < add.size(); ++k) {
     if (add[k].mask != 0) on_change(add[k].t, add[k + 1].t, ClassMask{0}, add[k].mask);
   }
-  bps_.append(add.subspan(i));
+  append_unreported(add);
 }
 
 template <class Fn>

@@ -178,23 +178,32 @@ void RankTracker::apply_events(const DecodedBatch& batch, SourceTracker& src,
   const std::size_t max_open = config_.max_open_regions_per_source;
   std::uint64_t late = 0;
   std::uint64_t unpaired = 0;
+  // Locals, not members, in the loop: the stores it makes could alias
+  // members, which the compiler would then reload for every event.
+  ClassCache& classes = classes_;
+  BatchCoverage& coverage = batch_;
+  const std::int64_t start = start_ns_;
 
   for (const Event& ev : batch.events) {
     const std::int64_t ts = std::min(clamp_time(ev.ts_ns), hi);
     const bool is_late = ts < horizon;
-    switch (ev.kind) {
-      case EventKind::kComplete: {
-        const bool main = main_role && ev.tid == main_tid;
-        const ClassMask mask = classes_.classify(ev.cat, ev.name, main);
-        const std::int64_t end = std::min(saturating_end(ts, ev.dur_ns), hi);
-        late += is_late;
-        add_interval(std::max(ts, lower), end, mask);
-        timeline_.add_region(TimelineEntry{ts, end, ev.cat, ev.name, ev.tid, src_index, mask});
-        if (main && (mask & kFetchBit) && end >= horizon && end >= start_ns_) {
-          steps_.add_fetch_end(end);
-        }
-        break;
+    if (ev.kind == EventKind::kComplete) [[likely]] {
+      const bool main = main_role && ev.tid == main_tid;
+      const ClassMask mask = classes.classify(ev.cat, ev.name, main);
+      const std::int64_t end = std::min(saturating_end(ts, ev.dur_ns), hi);
+      late += is_late;
+      const std::int64_t from = std::max(ts, lower);
+      const auto metric = static_cast<ClassMask>(mask & kMetricClasses);
+      if (metric != 0 && from < end) coverage.add(from, end, metric);
+      timeline_.add_region(TimelineEntry{ts, end, ev.cat, ev.name, ev.tid, src_index, mask});
+      if (main && (mask & kFetchBit) && end >= horizon && end >= start) [[unlikely]] {
+        steps_.add_fetch_end(end);
       }
+      continue;
+    }
+    switch (ev.kind) {
+      case EventKind::kComplete:
+        break;  // above
       case EventKind::kBegin: {
         late += is_late;
         const bool main = main_role && ev.tid == main_tid;
@@ -361,7 +370,35 @@ void RankTracker::flush_intervals() {
     }
   };
   const auto add = batch_.take();
-  map_.merge(add, batch_.merge_scratch(), count);
+  if (!map_.appends(add)) {
+    map_.merge(add, batch_.merge_scratch(), count);
+    return;
+  }
+  // The usual case, a batch after everything known: each piece of `add` is a
+  // change from no class. Pieces are summed a cell at a time; those of no
+  // class go to bin 0, which is never read.
+  const std::size_t last = add.size() - 1;  // add[last] has mask 0
+  std::size_t k = 0;
+  while (k < last) {
+    const std::int64_t s = add[k].t;
+    if (s < bulk_before_ns_) {
+      count(s, add[k + 1].t, ClassMask{0}, add[k].mask);
+      ++k;
+      continue;
+    }
+    const std::int64_t cell = cell_of(s);
+    const std::int64_t end = (cell + 1) * res_;
+    MaskHistogram& hist = pending_.at(cell);
+    for (; k < last && add[k + 1].t <= end; ++k)
+      hist[add[k].mask] += add[k + 1].t - add[k].t;
+    if (k == last) break;
+    // A piece across the cell's end.
+    hist[add[k].mask] += end - add[k].t;
+    h = nullptr;
+    count(end, add[k + 1].t, ClassMask{0}, add[k].mask);
+    ++k;
+  }
+  map_.append_unreported(add);
 }
 
 }  // namespace stallwatch::collector::detail

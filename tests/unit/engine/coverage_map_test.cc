@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace stallwatch::collector::detail {
@@ -67,6 +68,42 @@ TEST(CoverageMap, AdjacentEqualPiecesMerge) {
   EXPECT_EQ(map.breakpoints(), 3u);  // -inf, 0, 30
   EXPECT_EQ(map.mask_at(15), 1);
   EXPECT_EQ(map.mask_at(30), 0);
+}
+
+TEST(CoverageMap, AppendsOnlyAfterEverythingKnownWithNoClassAtTheEnd) {
+  CoverageMap map;
+  const std::vector<Breakpoint> first = {{10, 0b01}, {20, 0b11}, {30, 0}};
+  EXPECT_TRUE(map.appends(first));
+  EXPECT_FALSE(map.appends(std::span<const Breakpoint>(first.data(), 1)));
+  map.append_unreported(first);
+  EXPECT_EQ(map.mask_at(15), 0b01);
+  EXPECT_EQ(map.mask_at(25), 0b11);
+  EXPECT_EQ(map.mask_at(30), 0);
+
+  // Starting at the last breakpoint (touching) appends and coalesces with
+  // nothing; starting inside known time does not append.
+  const std::vector<Breakpoint> touching = {{30, 0b10}, {40, 0}};
+  const std::vector<Breakpoint> inside = {{25, 0b100}, {40, 0}};
+  EXPECT_TRUE(map.appends(touching));
+  EXPECT_FALSE(map.appends(inside));
+  map.append_unreported(touching);
+  EXPECT_EQ(map.mask_at(29), 0b11);
+  EXPECT_EQ(map.mask_at(30), 0b10);
+  EXPECT_EQ(map.mask_at(40), 0);
+
+  // A list whose first piece has the class of the piece before the end is
+  // coalesced with it, as merge() would leave it.
+  CoverageMap merged;
+  add(merged, 0, 10, 0b01);
+  CoverageMap appended;
+  add(appended, 0, 10, 0b01);
+  const std::vector<Breakpoint> same = {{10, 0b01}, {20, 0}};
+  ASSERT_TRUE(appended.appends(same));
+  appended.append_unreported(same);
+  add(merged, 10, 20, 0b01);
+  EXPECT_EQ(appended.breakpoints(), merged.breakpoints());
+  EXPECT_EQ(appended.mask_at(15), 0b01);
+  EXPECT_EQ(appended.mask_at(20), 0);
 }
 
 TEST(CoverageMap, ForEachWalksPiecesClippedToTheRange) {

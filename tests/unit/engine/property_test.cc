@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "oracle.h"
@@ -117,8 +118,17 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, Totals& totals
   return true;
 }
 
+// STALLWATCH_PROPERTY_SCALE=N runs N times as many cases of each kind (for
+// a longer soak after an engine change); 1 by default.
+int case_scale() {
+  const char* env = std::getenv("STALLWATCH_PROPERTY_SCALE");
+  const long n = env != nullptr ? std::strtol(env, nullptr, 10) : 1;
+  return n >= 1 && n <= 1000 ? static_cast<int>(n) : 1;
+}
+
 void run_cases(std::uint32_t first_seed, int count, const ScenarioOptions& options,
                const char* what, std::int64_t history_ns = 0) {
+  count *= case_scale();
   Totals totals;
   int failures = 0;
   for (int i = 0; i < count && failures < 3; ++i) {
