@@ -16,92 +16,13 @@
 
 #include "replay/dftracer_record.h"
 #include "replay/json_value.h"
+#include "replay/word_scan.h"
 
 namespace stallwatch::collector {
 
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "the word tricks below assume it");
-
-std::uint64_t load64(const char* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// What may follow a scalar value: ',', '}', ']', ' ', '\t'.
-constexpr auto kDelimiter = [] {
-  std::array<bool, 256> table{};
-  for (char c : std::string_view(",}] \t"))
-    table[static_cast<unsigned char>(c)] = true;
-  return table;
-}();
-
-bool is_delimiter(char c) {
-  return kDelimiter[static_cast<unsigned char>(c)];
-}
-
-bool is_digit(char c) {
-  return static_cast<unsigned char>(c - '0') < 10;
-}
-
-// Characters that may appear in a JSON number.
-constexpr auto kNumberChar = [] {
-  std::array<bool, 256> table{};
-  for (char c : std::string_view("0123456789+-.eE"))
-    table[static_cast<unsigned char>(c)] = true;
-  return table;
-}();
-
-constexpr std::uint64_t kZeros = 0x3030303030303030ULL;
-
-// How many of the 8 bytes of `w` (in memory order) are ASCII digits before
-// the first one that is not.
-unsigned digit_run(std::uint64_t w) {
-  const std::uint64_t flags = ((w + 0x4646464646464646ULL) | (w - kZeros)) & 0x8080808080808080ULL;
-  return flags == 0 ? 8u : static_cast<unsigned>(std::countr_zero(flags)) / 8u;
-}
-
-// The value of the first `n` (1..8) digits of `w`.
-std::uint64_t digits_value(std::uint64_t w, unsigned n) {
-  if (n < 8) w = (w << (8 * (8 - n))) | (kZeros >> (8 * n));
-  w -= kZeros;
-  w = (w * 10) + (w >> 8);
-  w = (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
-       (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >>
-      32;
-  return static_cast<std::uint32_t>(w);
-}
-
-constexpr std::uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-
-// A key and its closing quote as a little-endian word, and the mask of its bytes.
-struct KeyWord {
-  std::uint64_t word = 0;
-  std::uint64_t mask = 0;
-  unsigned length = 0;  // without the quote
-};
-
-template <std::size_t N>
-constexpr KeyWord key_word(const char (&key)[N]) {
-  static_assert(N >= 2 && N <= 8, "keys of 1..7 characters");
-  KeyWord k;
-  for (std::size_t i = 0; i < N - 1; ++i)
-    k.word |= static_cast<std::uint64_t>(static_cast<unsigned char>(key[i])) << (8 * i);
-  k.word |= static_cast<std::uint64_t>('"') << (8 * (N - 1));
-  k.mask = N == 8 ? ~0ULL : (1ULL << (8 * N)) - 1;
-  k.length = N - 1;
-  return k;
-}
-
-constexpr KeyWord kName = key_word("name");
-constexpr KeyWord kCat = key_word("cat");
-constexpr KeyWord kPid = key_word("pid");
-constexpr KeyWord kTid = key_word("tid");
-constexpr KeyWord kTs = key_word("ts");
-constexpr KeyWord kDur = key_word("dur");
-constexpr KeyWord kPh = key_word("ph");
-constexpr KeyWord kArgs = key_word("args");
+using namespace detail::word_scan;
 
 // A forward-only reader of the JSON subset dftracer writes. Every method
 // returns false on anything outside that subset; the caller then falls back
