@@ -57,6 +57,27 @@ std::string unknown(std::string_view arg) {
                                  : "unexpected argument '" + std::string(arg) + "'";
 }
 
+// The common end of both parsers: the walk's error or --help as they are,
+// else the endpoint and token resolved against the environment.
+template <typename T>
+ParsedOptions<T> finish(ParsedOptions<T> result, const std::string& error,
+                        const std::optional<std::string>& url,
+                        const std::optional<std::string>& token, const EnvDefaults& env,
+                        T options) {
+  if (!error.empty()) {
+    result.error = error;
+    return result;
+  }
+  if (result.help) return result;
+  if (std::string e = resolve_url(url, env, options.url); !e.empty()) {
+    result.error = e;
+    return result;
+  }
+  options.token = token ? *token : env.token.value_or("");
+  result.options = std::move(options);
+  return result;
+}
+
 }  // namespace
 
 EnvDefaults EnvDefaults::from_process() {
@@ -103,18 +124,7 @@ ParsedOptions<TopOptions> parse_top_options(int argc, const char* const* argv,
         }
         return {};
       });
-  if (!error.empty()) {
-    result.error = error;
-    return result;
-  }
-  if (result.help) return result;
-  if (std::string e = resolve_url(url, env, options.url); !e.empty()) {
-    result.error = e;
-    return result;
-  }
-  options.token = token ? *token : env.token.value_or("");
-  result.options = std::move(options);
-  return result;
+  return finish(std::move(result), error, url, token, env, std::move(options));
 }
 
 ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* argv,
@@ -138,18 +148,7 @@ ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* a
                                    }
                                    return {};
                                  });
-  if (!error.empty()) {
-    result.error = error;
-    return result;
-  }
-  if (result.help) return result;
-  if (std::string e = resolve_url(url, env, options.url); !e.empty()) {
-    result.error = e;
-    return result;
-  }
-  options.token = token ? *token : env.token.value_or("");
-  result.options = std::move(options);
-  return result;
+  return finish(std::move(result), error, url, token, env, std::move(options));
 }
 
 std::string_view top_usage() {
