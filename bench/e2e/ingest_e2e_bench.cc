@@ -8,7 +8,9 @@
 //   daemon  a real stallwatchd (release build) absorbing them: events/s from
 //           go until /api/v1/status counts every event, checked for zero loss
 //           (events and frames received = sent, no invalid frame, no lost
-//           batch), with the CPU time of its ingest thread from /proc.
+//           batch), with the CPU time of its two ingest threads
+//           (ingest-receive: ZeroMQ receive, validate, decode; ingest-apply:
+//           the engine) from /proc.
 // Prints figures, asserts nothing, ends with one JSON line.
 //
 //   bench_e2e_ingest [--senders 4] [--ranks-per-sender 8] [--frames-per-sender 1000]
@@ -53,9 +55,13 @@ struct RunFigures {
   std::uint64_t events = 0;
   std::uint64_t frames = 0;
   double events_per_s = 0;
-  double receiver_cpu_seconds = 0;  // bare: whole process; daemon: whole process
-  double ingest_thread_cpu_seconds = 0;
-  double ingest_thread_wait_seconds = 0;  // runnable, waiting for a CPU
+  double receiver_cpu_seconds = 0;        // bare: whole process; daemon: whole process
+  double receive_thread_cpu_seconds = 0;  // ingest-receive
+  double apply_thread_cpu_seconds = 0;    // ingest-apply
+  double apply_thread_wait_seconds = 0;   // runnable, waiting for a CPU
+  double ingest_cpu_seconds() const {
+    return receive_thread_cpu_seconds + apply_thread_cpu_seconds;
+  }
   double zmq_io_cpu_seconds = 0;
   double sender_cpu_seconds = 0;
   bool zero_loss = false;
@@ -268,9 +274,10 @@ RunFigures run_daemon(const Flags& f, const std::string& transport) {
   out.events_per_s = static_cast<double>(out.events) / out.seconds;
   for (const ThreadCpu& t : delta)
     out.receiver_cpu_seconds += t.cpu_seconds;
-  const ThreadCpu ingest = busiest(delta, "ZMQbg");
-  out.ingest_thread_cpu_seconds = ingest.cpu_seconds;
-  out.ingest_thread_wait_seconds = ingest.wait_seconds;
+  out.receive_thread_cpu_seconds = threads_named(delta, "ingest-receive").cpu_seconds;
+  const ThreadCpu apply = threads_named(delta, "ingest-apply");
+  out.apply_thread_cpu_seconds = apply.cpu_seconds;
+  out.apply_thread_wait_seconds = apply.wait_seconds;
   out.zmq_io_cpu_seconds = cpu_of(delta, "ZMQbg/IO");
   std::uint64_t invalid = 0;
   for (const auto& [reason, n] : status["ingest"]["invalid_frames"].items())
@@ -287,13 +294,13 @@ void print_run(const std::string& transport, const char* kind, const RunFigures&
               transport.c_str(), kind, static_cast<double>(r.events) / 1e6,
               static_cast<unsigned long long>(r.frames), r.seconds, r.events_per_s / 1e6);
   std::printf("  receiver CPU %.2f s", r.receiver_cpu_seconds);
-  if (r.ingest_thread_cpu_seconds > 0) {
+  if (r.ingest_cpu_seconds() > 0) {
     std::printf(
-        " (ingest thread on CPU %.2f s = %.0f%% of the wall time, waiting for a CPU %.2f s; "
-        "%.1f M events per ingest-CPU-s; ZeroMQ I/O %.2f s)",
-        r.ingest_thread_cpu_seconds, 100 * r.ingest_thread_cpu_seconds / r.seconds,
-        r.ingest_thread_wait_seconds,
-        static_cast<double>(r.events) / r.ingest_thread_cpu_seconds / 1e6, r.zmq_io_cpu_seconds);
+        " (receive thread %.2f s; apply thread %.2f s = %.0f%% of the wall time, waiting for a "
+        "CPU %.2f s; %.1f M events per ingest-CPU-s; ZeroMQ I/O %.2f s)",
+        r.receive_thread_cpu_seconds, r.apply_thread_cpu_seconds,
+        100 * r.apply_thread_cpu_seconds / r.seconds, r.apply_thread_wait_seconds,
+        static_cast<double>(r.events) / r.ingest_cpu_seconds() / 1e6, r.zmq_io_cpu_seconds);
   }
   std::printf("  senders CPU %.2f s  %s %s\n", r.sender_cpu_seconds,
               r.zero_loss ? "zero loss" : "LOSS:", r.loss_detail.c_str());
@@ -339,28 +346,31 @@ int main(int argc, char** argv) {
     std::vector<double> d;
     std::vector<double> per_cpu;
     std::vector<double> busy;
+    std::vector<double> receive_busy;
     std::vector<double> waiting;
     for (const auto& r : bare[transport])
       b.push_back(r.events_per_s);
     for (const auto& r : daemon[transport]) {
       d.push_back(r.events_per_s);
-      per_cpu.push_back(r.ingest_thread_cpu_seconds > 0
-                            ? static_cast<double>(r.events) / r.ingest_thread_cpu_seconds
-                            : 0);
-      busy.push_back(r.seconds > 0 ? r.ingest_thread_cpu_seconds / r.seconds : 0);
-      waiting.push_back(r.seconds > 0 ? r.ingest_thread_wait_seconds / r.seconds : 0);
+      per_cpu.push_back(
+          r.ingest_cpu_seconds() > 0 ? static_cast<double>(r.events) / r.ingest_cpu_seconds() : 0);
+      busy.push_back(r.seconds > 0 ? r.apply_thread_cpu_seconds / r.seconds : 0);
+      receive_busy.push_back(r.seconds > 0 ? r.receive_thread_cpu_seconds / r.seconds : 0);
+      waiting.push_back(r.seconds > 0 ? r.apply_thread_wait_seconds / r.seconds : 0);
     }
     const double bare_rate = percentile(b, 0.5);
     const double daemon_rate = percentile(d, 0.5);
     char figures[512];
     std::snprintf(figures, sizeof figures,
                   ",\"%s_daemon_events_per_s\":%.0f,\"%s_bare_zmq_events_per_s\":%.0f,"
-                  "\"%s_daemon_vs_bare\":%.3f,\"%s_ingest_thread_events_per_cpu_s\":%.0f,"
-                  "\"%s_ingest_thread_core_share\":%.3f,\"%s_ingest_thread_cpu_wait_share\":%.3f",
+                  "\"%s_daemon_vs_bare\":%.3f,\"%s_ingest_events_per_cpu_s\":%.0f,"
+                  "\"%s_apply_thread_core_share\":%.3f,\"%s_receive_thread_core_share\":%.3f,"
+                  "\"%s_apply_thread_cpu_wait_share\":%.3f",
                   transport.c_str(), daemon_rate, transport.c_str(), bare_rate, transport.c_str(),
                   bare_rate > 0 ? daemon_rate / bare_rate : 0.0, transport.c_str(),
                   percentile(per_cpu, 0.5), transport.c_str(), percentile(busy, 0.5),
-                  transport.c_str(), percentile(waiting, 0.5));
+                  transport.c_str(), percentile(receive_busy, 0.5), transport.c_str(),
+                  percentile(waiting, 0.5));
     json_line += figures;
   }
   double load = 0;

@@ -69,11 +69,16 @@ std::vector<ThreadCpu> cpu_delta(const std::vector<ThreadCpu>& before,
   return delta;
 }
 
-ThreadCpu busiest(const std::vector<ThreadCpu>& delta, const std::string& exclude_prefix) {
+ThreadCpu threads_named(const std::vector<ThreadCpu>& delta, const std::string& prefix) {
+  ThreadCpu sum;
+  sum.name = prefix;
   for (const ThreadCpu& t : delta) {
-    if (t.name.rfind(exclude_prefix, 0) != 0) return t;
+    if (t.name.rfind(prefix, 0) != 0) continue;
+    sum.tid = t.tid;
+    sum.cpu_seconds += t.cpu_seconds;
+    sum.wait_seconds += t.wait_seconds;
   }
-  return {};
+  return sum;
 }
 
 double cpu_of(const std::vector<ThreadCpu>& delta, const std::string& prefix) {

@@ -1,8 +1,8 @@
 #pragma once
 
-// What /proc says about a process: CPU time per thread (to check which
-// thread of stallwatchd does the ingest work and whether it fits on one
-// core) and resident memory. Linux only; benchmark-only code.
+// What /proc says about a process: CPU time per thread (to check how much of
+// a core stallwatchd's ingest threads take) and resident memory. Linux only;
+// benchmark-only code.
 
 #include <cstdint>
 #include <string>
@@ -23,8 +23,8 @@ std::vector<ThreadCpu> thread_cpu(int pid);
 // busiest first; threads that started in between count from zero.
 std::vector<ThreadCpu> cpu_delta(const std::vector<ThreadCpu>& before,
                                  const std::vector<ThreadCpu>& after);
-// The busiest thread whose name does not start with `exclude_prefix`.
-ThreadCpu busiest(const std::vector<ThreadCpu>& delta, const std::string& exclude_prefix);
+// The threads whose name starts with `prefix`, CPU and wait summed.
+ThreadCpu threads_named(const std::vector<ThreadCpu>& delta, const std::string& prefix);
 // Sum of the threads whose name starts with `prefix`.
 double cpu_of(const std::vector<ThreadCpu>& delta, const std::string& prefix);
 

@@ -4,9 +4,10 @@
 // and decoded by BatchDecoder and applied with Engine::ingest, a tick every
 // `--tick-every` frames (the daemon ticks every 50 ms; at 10 M events/s that
 // is about 60 frames). Reports the thread CPU time per event of decode,
-// ingest and tick separately and their sum, which is the ingest thread's
-// cost per event in stallwatchd; a single-threaded loop like this one is what
-// one core can absorb.
+// ingest and tick separately and their sum, which is stallwatchd's cost per
+// event (decode on its ingest-receive thread, ingest on ingest-apply, tick on
+// the tick thread); a single-threaded loop like this one is what one core can
+// absorb.
 //
 // Several repeats, median reported. Prints figures, asserts nothing, ends
 // with one JSON line.

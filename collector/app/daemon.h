@@ -17,7 +17,8 @@ class EngineHost;
 class IngestLoop;
 class HttpServer;
 
-// stallwatchd assembled: the engine host, the ingest thread, the tick thread
+// stallwatchd assembled: the engine host, the ingest threads (receive and
+// apply, IngestLoop), the tick thread
 // (engine tick -> alerts -> PublishedState -> WebSocket push, once per tick),
 // the alert sinks' sender threads and the HTTP server. start() binds
 // everything and returns an error naming what could not be bound; stop()

@@ -6,10 +6,18 @@ EngineHost::EngineHost(EngineConfig config)
     : engine_(std::move(config), names_), published_(std::make_shared<PublishedState>()) {}
 
 void EngineHost::publish(std::shared_ptr<const PublishedState> state) {
-  published_.store(std::move(state));
+  {
+    std::lock_guard lock(published_mutex_);
+    published_.swap(state);
+  }
+  // `state` now holds the previous one: if this was its last reference, it
+  // is freed here, outside the lock.
 }
 
-std::shared_ptr<const PublishedState> EngineHost::current() const { return published_.load(); }
+std::shared_ptr<const PublishedState> EngineHost::current() const {
+  std::lock_guard lock(published_mutex_);
+  return published_;
+}
 
 std::optional<Timeline> EngineHost::timeline(std::string_view job, std::int32_t rank,
                                              std::int64_t seconds) const {

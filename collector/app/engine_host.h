@@ -1,6 +1,5 @@
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -12,10 +11,15 @@
 namespace stallwatch::collector {
 
 // The engine, its name table and the one mutex that guards both, plus the
-// latest PublishedState. The ingest thread decodes and ingests under the
-// mutex; the tick thread ticks under it; the HTTP server's threads call
+// latest PublishedState. The ingest apply thread ingests under the mutex (the
+// receive thread decodes outside it and takes it only to intern a new name);
+// the tick thread ticks under it; the HTTP server's threads call
 // timeline()/series(), which copy out under it. Nothing holds the mutex while
-// writing to a socket. current() is a lock-free atomic load.
+// writing to a socket. current() copies a shared_ptr under a mutex of its own
+// (publish() swaps it under the same one), so readers never wait for the
+// engine. Not std::atomic<std::shared_ptr>: libstdc++ 12's load releases its
+// internal lock with a relaxed store, which ThreadSanitizer reports as a race
+// with the next store.
 class EngineHost final : public ApiBackend {
  public:
   explicit EngineHost(EngineConfig config);
@@ -37,7 +41,8 @@ class EngineHost final : public ApiBackend {
   mutable std::mutex mutex_;
   NameTable names_;
   Engine engine_;
-  std::atomic<std::shared_ptr<const PublishedState>> published_;
+  mutable std::mutex published_mutex_;
+  std::shared_ptr<const PublishedState> published_;  // published_mutex_
 };
 
 }  // namespace stallwatch::collector

@@ -11,7 +11,7 @@
 // kSegmentBytes and the directory is kept under `max_bytes` by deleting the
 // oldest segments.
 //
-// JournalWriter is confined to the ingest thread. Errors disable the writer
+// JournalWriter is confined to the ingest receive thread. Errors disable the writer
 // and are reported once through last_error(); ingest never stops for them.
 
 #include <cstddef>

@@ -33,7 +33,8 @@ void decode_source(const wire::Source& from, SourceInfo& to) {
 
 }  // namespace
 
-BatchDecoder::BatchDecoder(NameTable& names) : names_(names) {}
+BatchDecoder::BatchDecoder(NameTable& names, std::mutex* names_mutex)
+    : names_(names), names_mutex_(names_mutex), string_ids_(std::size_t{1} << 16, 0) {}
 
 std::span<const std::uint8_t> BatchDecoder::aligned(std::span<const std::uint8_t> frame) {
   if (reinterpret_cast<std::uintptr_t>(frame.data()) % FrameValidator::kFrameAlignment == 0) {
@@ -44,37 +45,57 @@ std::span<const std::uint8_t> BatchDecoder::aligned(std::span<const std::uint8_t
   return {reinterpret_cast<const std::uint8_t*>(aligned_.data()), frame.size()};
 }
 
+NameId BatchDecoder::intern(std::string_view name) {
+  if (names_mutex_ == nullptr) return names_.intern(name);
+  if (auto it = cache_.find(name); it != cache_.end()) return it->second;
+  NameId id = 0;
+  {
+    std::lock_guard lock(*names_mutex_);
+    id = names_.intern(name);
+  }
+  // An overflowed name is not cached: the table stays the one place that counts them.
+  if (id == NameTable::kOverflow) return id;
+  if (cache_.size() >= kMaxCachedNames) {
+    cache_.clear();
+    cached_names_.clear();
+  }
+  cache_.emplace(cached_names_.emplace_back(name), id);
+  return id;
+}
+
 std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> frame,
                                                DecodedBatch& out) {
   ++stats_.frames_received;
   stats_.bytes_received += frame.size();
   // Oversized frames are rejected before anything is copied.
   if (frame.size() <= wire::kMaxFrameBytes) frame = aligned(frame);
-  if (auto error = FrameValidator::validate(frame)) {
+  if (auto error = FrameValidator::validate_except_events(frame)) {
     ++stats_.invalid(error->reason);
     return error;
   }
 
   const wire::Batch& batch = *wire::GetBatch(frame.data());
-  out.protocol_version = batch.protocol_version();
-  decode_source(*batch.source(), out.source);
-  out.seq = batch.seq();
-  out.sent_at_ns = batch.sent_at_ns();
-  out.dropped_since_last = batch.dropped_since_last();
-  out.final = batch.final();
-
-  string_ids_.clear();
-  if (const auto* strings = batch.strings()) {
-    for (const flatbuffers::String* str : *strings) {
-      string_ids_.push_back(names_.intern(std::string_view(str->data(), str->size())));
-    }
-  }
-
+  const auto* strings = batch.strings();
+  const std::size_t string_count = strings == nullptr ? 0 : strings->size();
   const auto* events = batch.events();
   const std::size_t count = events == nullptr ? 0 : events->size();
+
+  // A valid frame may name strings that no event uses; they are interned like
+  // the rest, so interning before the events are checked admits nothing new.
+  // string_ids_ has an entry for every 16-bit index, so the copy below can
+  // look up an index before it is known to be in range.
+  for (std::size_t i = 0; i < string_count; ++i) {
+    const flatbuffers::String* str = strings->Get(static_cast<flatbuffers::uoffset_t>(i));
+    string_ids_[i] = intern(std::string_view(str->data(), str->size()));
+  }
+
+  // The per-event rules are checked as the events are copied: one pass.
   out.events.resize(count);
+  const FrameValidator::EventLimits limits(string_count, batch.sent_at_ns());
+  bool bad = false;
   for (std::size_t i = 0; i < count; ++i) {
     const wire::Event& from = *events->Get(static_cast<flatbuffers::uoffset_t>(i));
+    bad |= limits.bad(from);
     Event& to = out.events[i];
     to.ts_ns = from.ts_ns();
     to.dur_ns = from.dur_ns();
@@ -86,6 +107,19 @@ std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> fra
     to.kind = static_cast<EventKind>(from.kind());
     to.flags = from.flags();
   }
+  if (bad) {
+    auto error = FrameValidator::first_bad_event(frame);
+    if (!error) error = FrameError{FrameErrorReason::kSemantic, "an event breaks a protocol rule"};
+    ++stats_.invalid(error->reason);
+    return error;
+  }
+
+  out.protocol_version = batch.protocol_version();
+  decode_source(*batch.source(), out.source);
+  out.seq = batch.seq();
+  out.sent_at_ns = batch.sent_at_ns();
+  out.dropped_since_last = batch.dropped_since_last();
+  out.final = batch.final();
   stats_.events_received += count;
   return std::nullopt;
 }

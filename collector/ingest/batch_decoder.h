@@ -2,8 +2,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ingest/decoded_batch.h"
@@ -16,7 +21,9 @@ namespace stallwatch::collector {
 // BatchDecoder turns one untrusted frame into a DecodedBatch: it runs
 // FrameValidator, and for an accepted frame copies the source and events into
 // the caller's reused DecodedBatch, with the batch's names interned in the
-// NameTable so that events carry collector-wide NameIds.
+// NameTable so that events carry collector-wide NameIds. The per-event rules
+// are checked in the same pass that copies the events (FrameValidator::
+// EventLimits), so a frame's events are read once.
 //
 // The daemon's ingest loop feeds it every frame from the Receiver (see the
 // wiring at the top of ingest/receiver.h) and hands accepted batches to the
@@ -29,12 +36,18 @@ namespace stallwatch::collector {
 // address is not 8-byte aligned (ZeroMQ hands out such frames) is first copied
 // into a reused aligned buffer.
 //
-// Not thread-safe: one owner thread. decode() writes to the NameTable, so it
-// runs wherever that table may be written (stallwatchd: under the engine's
-// lock). Holds a reference to the NameTable, which must outlive it.
+// Not thread-safe: one owner thread. Names are interned into the NameTable:
+//   - BatchDecoder(names): decode() writes to the table, so it runs wherever
+//     the table may be written (replay; the daemon's journal restore, under
+//     the engine's lock);
+//   - BatchDecoder(names, &names_mutex): decode() may run outside that mutex
+//     (stallwatchd's receive thread). It keeps a private cache of the names it
+//     has interned and locks names_mutex only for a name it has not seen, so
+//     the steady state takes no lock at all.
+// Holds references to the NameTable and mutex, which must outlive it.
 class BatchDecoder {
  public:
-  explicit BatchDecoder(NameTable& names);
+  explicit BatchDecoder(NameTable& names, std::mutex* names_mutex = nullptr);
 
   // On success fills `out` (replacing its previous content) and returns
   // nullopt. On failure returns why; `out` is then unspecified.
@@ -42,13 +55,23 @@ class BatchDecoder {
 
   const IngestStats& stats() const { return stats_; }
 
+  // Largest number of names the private cache keeps before it starts over.
+  static constexpr std::size_t kMaxCachedNames = 1u << 16;
+
  private:
   std::span<const std::uint8_t> aligned(std::span<const std::uint8_t> frame);
+  NameId intern(std::string_view name);
 
   NameTable& names_;
+  std::mutex* names_mutex_;
   IngestStats stats_;
-  std::vector<NameId> string_ids_;      // wire string index -> NameId, per batch
+  // Wire string index -> NameId for the current batch; always 65536 entries,
+  // so any 16-bit index can be looked up before the batch is known valid.
+  std::vector<NameId> string_ids_;
   std::vector<std::uint64_t> aligned_;  // copy of an unaligned frame
+  // With names_mutex_: names interned so far (keys view cached_names_).
+  std::deque<std::string> cached_names_;
+  std::unordered_map<std::string_view, NameId> cache_;
 };
 
 }  // namespace stallwatch::collector

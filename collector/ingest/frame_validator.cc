@@ -107,16 +107,46 @@ std::optional<FrameError> check_semantics(const wire::Batch& batch) {
                                                        " events, more than " +
                                                        std::to_string(wire::kMaxEventsPerBatch));
   }
+  return std::nullopt;
+}
+
+std::optional<FrameError> check_events(const wire::Batch& batch) {
+  const auto* events = batch.events();
+  if (events == nullptr) return std::nullopt;
   const std::size_t string_count = batch.strings() == nullptr ? 0 : batch.strings()->size();
   for (flatbuffers::uoffset_t i = 0; i < events->size(); ++i) {
-    if (auto error = check_event(*events->Get(i), i, string_count, sent_at_ns)) return error;
+    if (auto error = check_event(*events->Get(i), i, string_count, batch.sent_at_ns())) {
+      return error;
+    }
   }
   return std::nullopt;
 }
 
 }  // namespace
 
+static_assert(FrameValidator::EventLimits::kMaxKind ==
+              static_cast<std::uint64_t>(wire::EventKind::MAX));
+
 std::optional<FrameError> FrameValidator::validate(std::span<const std::uint8_t> frame) {
+  if (auto error = validate_except_events(frame)) return error;
+  const wire::Batch& batch = *wire::GetBatch(frame.data());
+  if (const auto* events = batch.events()) {
+    const EventLimits limits(batch.strings() == nullptr ? 0 : batch.strings()->size(),
+                             batch.sent_at_ns());
+    bool bad = false;
+    for (const wire::Event* event : *events)
+      bad |= limits.bad(*event);
+    if (bad) return check_events(batch);
+  }
+  return std::nullopt;
+}
+
+std::optional<FrameError> FrameValidator::first_bad_event(std::span<const std::uint8_t> frame) {
+  return check_events(*wire::GetBatch(frame.data()));
+}
+
+std::optional<FrameError> FrameValidator::validate_except_events(
+    std::span<const std::uint8_t> frame) {
   if (frame.size() > wire::kMaxFrameBytes) {
     return make_error(FrameErrorReason::kTooLarge, "frame of " + std::to_string(frame.size()) +
                                                        " bytes, more than " +

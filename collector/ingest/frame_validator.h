@@ -49,6 +49,40 @@ class FrameValidator {
   // Returns nullopt when `frame` is a valid Batch of this collector's major
   // protocol version, else the first problem found.
   static std::optional<FrameError> validate(std::span<const std::uint8_t> frame);
+
+  // validate() in two parts, for a caller that reads every event anyway
+  // (BatchDecoder): everything but the per-event rules, then, once
+  // EventLimits found a bad event, which one and why. validate() is
+  // validate_except_events() + EventLimits over every event.
+  static std::optional<FrameError> validate_except_events(std::span<const std::uint8_t> frame);
+  // Precondition: validate_except_events(frame) passed. Nullopt if every
+  // event keeps the rules.
+  static std::optional<FrameError> first_bad_event(std::span<const std::uint8_t> frame);
+
+  // The per-event rules of step 5 as one unsigned comparison each, so that a
+  // loop over a batch's events runs without a branch per event. `Event` is
+  // wire::Event (a template, to keep generated code out of this header).
+  struct EventLimits {
+    std::uint64_t string_count;
+    std::uint64_t ts_low;  // sent_at - kMaxEventAgeNs, as unsigned (wraps)
+    static constexpr std::uint64_t kTsSpan = kMaxEventAgeNs + kMaxEventLeadNs;
+    static constexpr std::uint64_t kMaxKind = 4;  // wire::EventKind::MAX (static_assert in the .cc)
+
+    EventLimits(std::size_t strings, std::int64_t sent_at_ns)
+        : string_count(strings), ts_low(static_cast<std::uint64_t>(sent_at_ns - kMaxEventAgeNs)) {}
+
+    // True when `event` breaks a rule.
+    template <typename Event>
+    bool bad(const Event& event) const {
+      unsigned broken = event.cat() >= string_count;
+      broken |= event.name() >= string_count;
+      broken |= static_cast<std::uint64_t>(event.kind()) > kMaxKind;
+      broken |=
+          static_cast<std::uint64_t>(event.dur_ns()) > static_cast<std::uint64_t>(kMaxDurationNs);
+      broken |= static_cast<std::uint64_t>(event.ts_ns()) - ts_low > kTsSpan;
+      return broken != 0;
+    }
+  };
 };
 
 }  // namespace stallwatch::collector

@@ -1,6 +1,8 @@
 #pragma once
 
-// The ingest socket of stallwatchd. Wiring on the daemon's ingest thread:
+// The ingest socket of stallwatchd. The simplest wiring, one thread (the
+// daemon splits the same steps over a receive and an apply thread, see
+// app/ingest_loop.h):
 //
 //   Receiver receiver;                                  // ReceiverOptions{} defaults
 //   for (const std::string& endpoint : endpoints) {     // wire::kDefaultTcpEndpoint,
@@ -8,12 +10,12 @@
 //       return fail(*error);  // "tcp://127.0.0.1:5557: Address already in use"
 //     }
 //   }
-//   BatchDecoder decoder(names);                        // ingest/batch_decoder.h
+//   BatchDecoder decoder(names, &engine_mutex);         // ingest/batch_decoder.h
 //   DecodedBatch batch;
 //   while (running) {
 //     receiver.receive(100, [&](std::span<const std::uint8_t> frame) {
-//       std::lock_guard lock(engine_mutex);  // decode interns into the engine's NameTable
 //       if (decoder.decode(frame, batch)) return;  // invalid: counted in decoder.stats()
+//       std::lock_guard lock(engine_mutex);
 //       engine.ingest(batch, now_ns());
 //     });
 //   }
@@ -59,7 +61,7 @@ struct ReceiverStats {
 // message part is a frame of its own.
 //
 // Thread-confined: created, used and destroyed by one thread (stallwatchd's
-// ingest thread). Errors are returned as values; nothing throws, except what
+// ingest receive thread). Errors are returned as values; nothing throws, except what
 // the handler itself throws, which propagates to the caller of receive().
 class Receiver {
  public:

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstring>
+#include <mutex>
 
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_encoder.h"
@@ -201,6 +202,56 @@ TEST(BatchCodecTest, NamesOverflowingTheTableDecodeAsOverflow) {
   EXPECT_EQ(small_table.str(got.events[0].name), "forward");
   EXPECT_EQ(got.events[3].cat, NameTable::kOverflow);
   EXPECT_GT(small_table.overflowed(), 0u);
+}
+
+// sample_batch() encoded with a table of its own.
+std::vector<std::uint8_t> sample_frame() {
+  NameTable sender_names;
+  BatchEncoder encoder;
+  const auto bytes = encoder.encode(sample_batch(sender_names), sender_names).bytes;
+  return {bytes.begin(), bytes.end()};
+}
+
+// With the table's mutex, decode() runs outside it: a name is interned once
+// under the mutex and served from the decoder's cache after that.
+TEST(BatchCodecTest, DecoderWithTheTablesMutexInternsEachNameOnce) {
+  const std::vector<std::uint8_t> frame = sample_frame();
+  NameTable names;
+  std::mutex names_mutex;
+  BatchDecoder decoder(names, &names_mutex);
+  DecodedBatch first;
+  DecodedBatch second;
+  ASSERT_FALSE(decoder.decode(frame, first).has_value());
+  const std::size_t interned = names.size();
+  ASSERT_FALSE(decoder.decode(frame, second).has_value());
+  EXPECT_EQ(names.size(), interned);
+  expect_same_events(first, second);
+  EXPECT_EQ(names.str(first.events[0].cat), "compute");
+  EXPECT_EQ(names.str(first.events[3].name), "epoch.start");
+
+  // Another decoder sharing the table gets the same ids; the mutex is free
+  // between calls.
+  BatchDecoder other(names, &names_mutex);
+  DecodedBatch third;
+  ASSERT_FALSE(other.decode(frame, third).has_value());
+  expect_same_events(first, third);
+  EXPECT_TRUE(names_mutex.try_lock());
+  names_mutex.unlock();
+}
+
+TEST(BatchCodecTest, CachedDecoderStillCountsOverflowingNames) {
+  const std::vector<std::uint8_t> frame = sample_frame();
+  NameTable small_table(4);  // "", "<overflow>", and room for two names
+  std::mutex names_mutex;
+  BatchDecoder decoder(small_table, &names_mutex);
+  DecodedBatch got;
+  ASSERT_FALSE(decoder.decode(frame, got).has_value());
+  const std::uint64_t overflowed = small_table.overflowed();
+  EXPECT_GT(overflowed, 0u);
+  EXPECT_EQ(got.events[3].cat, NameTable::kOverflow);
+  // Not cached: every frame with those names counts them again.
+  ASSERT_FALSE(decoder.decode(frame, got).has_value());
+  EXPECT_EQ(small_table.overflowed(), 2 * overflowed);
 }
 
 TEST(BatchEncoderTest, RefusesBatchesPastTheWireLimits) {

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <mutex>
 #include <random>
 #include <string>
 
+#include "ingest/batch_decoder.h"
 #include "wire_frames.h"
 
 namespace stallwatch::collector {
@@ -199,6 +202,53 @@ TEST(FrameValidatorTest, RejectsEverySemanticRule) {
     EXPECT_NE(error->detail.find(c.detail), std::string::npos)
         << c.name << ": got \"" << error->detail << "\", want \"" << c.detail << "\"";
   }
+}
+
+// BatchDecoder checks the per-event rules while it copies the events
+// (FrameValidator::EventLimits): it must reject exactly what validate()
+// rejects, with the same words, and count it once.
+TEST(FrameValidatorTest, DecoderRejectsEverySemanticRuleLikeTheValidator) {
+  NameTable names;
+  std::mutex names_mutex;
+  BatchDecoder decoder(names, &names_mutex);
+  DecodedBatch batch;
+  std::uint64_t rejected = 0;
+  for (const SemanticCase& c : semantic_cases()) {
+    const std::vector<std::uint8_t> frame = build_frame(c.raw);
+    const auto expected = validate(frame);
+    const auto got = decoder.decode(frame, batch);
+    ASSERT_TRUE(got.has_value()) << c.name;
+    ++rejected;
+    EXPECT_EQ(got->reason, expected->reason) << c.name;
+    EXPECT_EQ(got->detail, expected->detail) << c.name;
+    EXPECT_EQ(decoder.stats().invalid(FrameErrorReason::kSemantic), rejected) << c.name;
+  }
+  EXPECT_EQ(decoder.stats().events_received, 0u);
+}
+
+TEST(FrameValidatorTest, EventLimitsAgreeWithTheRulesAtEveryEdge) {
+  const FrameValidator::EventLimits limits(4, kSentAtNs);
+  const auto bad = [&](const wire::Event& e) { return limits.bad(e); };
+  using K = wire::EventKind;
+  EXPECT_FALSE(bad(wire::Event(kSentAtNs, 0, 0, 0, 1, 3, 3, K::Counter, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs, 0, 0, 0, 1, 4, 0, K::Mark, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs, 0, 0, 0, 1, 0, 4, K::Mark, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs, 0, 0, 0, 1, 0, 0, static_cast<K>(5), 0)));
+  EXPECT_FALSE(
+      bad(wire::Event(kSentAtNs - 24 * kHourNs, 24 * kHourNs, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs - 24 * kHourNs - 1, 0, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs, 24 * kHourNs + 1, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs, -1, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_FALSE(bad(wire::Event(kSentAtNs + 60'000'000'000, 0, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(bad(wire::Event(kSentAtNs + 60'000'000'001, 0, 0, 0, 1, 0, 0, K::Complete, 0)));
+  // sent_at near 0: the low bound is negative and must not wrap into "valid".
+  const FrameValidator::EventLimits early(1, 1000);
+  EXPECT_FALSE(early.bad(wire::Event(1000 - 24 * kHourNs, 0, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(early.bad(wire::Event(999 - 24 * kHourNs, 0, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(early.bad(
+      wire::Event(std::numeric_limits<std::int64_t>::min(), 0, 0, 0, 1, 0, 0, K::Complete, 0)));
+  EXPECT_TRUE(early.bad(
+      wire::Event(std::numeric_limits<std::int64_t>::max(), 0, 0, 0, 1, 0, 0, K::Complete, 0)));
 }
 
 TEST(FrameValidatorTest, AcceptsValuesOnTheLimits) {
