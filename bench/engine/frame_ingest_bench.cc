@@ -1,13 +1,17 @@
 // The daemon's per-event path without the daemon: exactly the frames of
 // bench_e2e_ingest (bench/e2e FrameTemplate: 8192 realistic training-loop
 // events per frame, 100 ms of simulated time, 32 ranks), each one validated
-// and decoded by BatchDecoder and applied with Engine::ingest, a tick every
-// `--tick-every` frames (the daemon ticks every 50 ms; at 10 M events/s that
-// is about 60 frames). Reports the thread CPU time per event of decode,
-// ingest and tick separately and their sum, which is stallwatchd's cost per
-// event (decode on its ingest-receive thread, ingest on ingest-apply, tick on
-// the tick thread); a single-threaded loop like this one is what one core can
-// absorb.
+// and decoded by BatchDecoder, prepared by a BatchPreparer and applied with
+// Engine::ingest, a tick every `--tick-every` frames (the daemon ticks every
+// 50 ms; at 10 M events/s that is about 60 frames). Reports the thread CPU
+// time per event of decode, prepare, ingest and tick separately and their
+// sum, which is stallwatchd's cost per event (decode and prepare on its
+// ingest-receive thread, ingest on ingest-apply, tick on the tick thread); a
+// single-threaded loop like this one is what one core can absorb.
+//
+// Each repeat also runs the same frames without the preparer (the engine
+// classifies and gathers intervals itself, as for trace replay), alternated
+// with the prepared run, for the side-by-side ingest figure.
 //
 // Several repeats, median reported. Prints figures, asserts nothing, ends
 // with one JSON line.
@@ -71,20 +75,23 @@ double thread_cpu_ns() {
 
 struct Run {
   double decode_ns = 0;  // per event
+  double prepare_ns = 0;
   double ingest_ns = 0;
   double tick_ns = 0;
   double wall_ns = 0;
-  double total() const { return decode_ns + ingest_ns + tick_ns; }
+  double total() const { return decode_ns + prepare_ns + ingest_ns + tick_ns; }
 };
 
 // One fresh engine fed `rounds` frames of every rank, round-robin like the
 // senders' interleaved streams; the first round (new ranks, growing buffers)
 // is not measured.
-Run run_once(const Flags& f) {
+Run run_once(const Flags& f, bool prepare) {
   collector::NameTable names;
   collector::Engine engine(collector::EngineConfig{}, names);
   collector::BatchDecoder decoder(names);
+  collector::BatchPreparer preparer = engine.make_preparer(nullptr);
   collector::DecodedBatch batch;
+  collector::PreparedBatch prepared;
   std::vector<FrameTemplate> templates;
   const std::int64_t start = wall_now_ns() - 10'000'000'000;
   for (int r = 0; r < f.ranks; ++r) {
@@ -92,6 +99,7 @@ Run run_once(const Flags& f) {
                            f.events_per_frame, start, kFrameSpanNs);
   }
   double decode = 0;
+  double prep = 0;
   double ingest = 0;
   double tick = 0;
   std::uint64_t events = 0;
@@ -107,11 +115,14 @@ Run run_once(const Flags& f) {
         std::exit(1);
       }
       const double t1 = thread_cpu_ns();
-      engine.ingest(batch, t.sent_at_ns());
+      if (prepare) preparer.prepare(batch, prepared);
+      const double tp = thread_cpu_ns();
+      engine.ingest(batch, t.sent_at_ns(), prepare ? &prepared : nullptr);
       const double t2 = thread_cpu_ns();
       if (!measured) continue;
       decode += t1 - t0;
-      ingest += t2 - t1;
+      prep += tp - t1;
+      ingest += t2 - tp;
       events += batch.events.size();
       if (++frames % static_cast<std::uint64_t>(f.tick_every) == 0) {
         const double t3 = thread_cpu_ns();
@@ -124,7 +135,7 @@ Run run_once(const Flags& f) {
   const double wall =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count();
   const auto n = static_cast<double>(events);
-  return Run{decode / n, ingest / n, tick / n, wall / n};
+  return Run{decode / n, prep / n, ingest / n, tick / n, wall / n};
 }
 
 double median(std::vector<double> v) {
@@ -145,27 +156,44 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf(
-      "decode + Engine::ingest of bench_e2e_ingest's frames: %d ranks x %d frames x %zu "
-      "events, a tick every %d frames; thread CPU ns per event\n",
+      "decode + prepare + Engine::ingest of bench_e2e_ingest's frames: %d ranks x %d frames x "
+      "%zu events, a tick every %d frames; thread CPU ns per event\n",
       f.ranks, f.rounds, f.events_per_frame, f.tick_every);
-  std::vector<double> decode, ingest, tick, total, wall;
+  std::vector<double> decode, prep, ingest, bare_ingest, tick, total, bare_total, wall;
   for (int i = 0; i < f.repeats; ++i) {
-    const Run r = run_once(f);
-    std::printf("  repeat %d: decode %6.2f  ingest %6.2f  tick %6.2f  total %6.2f  (wall %6.2f)\n",
-                i, r.decode_ns, r.ingest_ns, r.tick_ns, r.total(), r.wall_ns);
+    // Alternate which goes first, so a drift of the machine's speed is shared.
+    Run r;
+    Run b;
+    if (i % 2 == 0) {
+      r = run_once(f, true);
+      b = run_once(f, false);
+    } else {
+      b = run_once(f, false);
+      r = run_once(f, true);
+    }
+    std::printf(
+        "  repeat %d: decode %6.2f  prepare %6.2f  ingest %6.2f  tick %6.2f  total %6.2f  "
+        "(wall %6.2f) | unprepared: ingest %6.2f  total %6.2f\n",
+        i, r.decode_ns, r.prepare_ns, r.ingest_ns, r.tick_ns, r.total(), r.wall_ns, b.ingest_ns,
+        b.total());
     decode.push_back(r.decode_ns);
+    prep.push_back(r.prepare_ns);
     ingest.push_back(r.ingest_ns);
+    bare_ingest.push_back(b.ingest_ns);
     tick.push_back(r.tick_ns);
     total.push_back(r.total());
+    bare_total.push_back(b.total());
     wall.push_back(r.wall_ns);
   }
   const double t = median(total);
   std::printf(
       "{\"bench\":\"engine_frames\",\"ranks\":%d,\"events_per_frame\":%zu,"
-      "\"decode_cpu_ns_per_event\":%.2f,\"ingest_cpu_ns_per_event\":%.2f,"
+      "\"decode_cpu_ns_per_event\":%.2f,\"prepare_cpu_ns_per_event\":%.2f,"
+      "\"ingest_cpu_ns_per_event\":%.2f,\"unprepared_ingest_cpu_ns_per_event\":%.2f,"
       "\"tick_cpu_ns_per_event\":%.2f,\"total_cpu_ns_per_event\":%.2f,"
+      "\"unprepared_total_cpu_ns_per_event\":%.2f,"
       "\"events_per_cpu_s\":%.0f,\"wall_ns_per_event\":%.2f}\n",
-      f.ranks, f.events_per_frame, median(decode), median(ingest), median(tick), t, 1e9 / t,
-      median(wall));
+      f.ranks, f.events_per_frame, median(decode), median(prep), median(ingest),
+      median(bare_ingest), median(tick), t, median(bare_total), 1e9 / t, median(wall));
   return 0;
 }

@@ -15,7 +15,10 @@ std::int64_t collector_now_ns() {
 }
 
 IngestLoop::IngestLoop(EngineHost& host, std::unique_ptr<JournalWriter> journal)
-    : host_(host), decoder_(host.names(), &host.mutex()), journal_(std::move(journal)) {}
+    : host_(host),
+      decoder_(host.names(), &host.mutex()),
+      preparer_(host.engine().make_preparer(&host.mutex())),
+      journal_(std::move(journal)) {}
 
 IngestLoop::~IngestLoop() {
   stop();
@@ -88,6 +91,7 @@ void IngestLoop::on_frame(std::span<const std::uint8_t> frame) {
   Slot& slot = slots_[index];
   auto error = decoder_.decode(frame, slot.batch);
   slot.valid = !error;
+  if (slot.valid) preparer_.prepare(slot.batch, slot.prepared);
   slot.received_ns = now;
   slot.stats = decoder_.stats();
   {
@@ -124,10 +128,10 @@ void IngestLoop::apply_loop() {
     // next frame overlaps with applying the rest.
     std::lock_guard engine_lock(host_.mutex());
     for (std::size_t i = 0; i < count; ++i) {
-      const Slot& slot = slots_[(first + i) % kQueueSlots];
+      Slot& slot = slots_[(first + i) % kQueueSlots];
       if (slot.valid) {
         try {
-          host_.engine().ingest(slot.batch, slot.received_ns);
+          host_.engine().ingest(slot.batch, slot.received_ns, &slot.prepared);
         } catch (const std::exception& e) {
           spdlog::error("ingest: dropped a batch after an internal error: {}", e.what());
         }

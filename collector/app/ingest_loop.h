@@ -13,6 +13,7 @@
 
 #include "app/engine_host.h"
 #include "app/journal.h"
+#include "engine/batch_preparer.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/decoded_batch.h"
 #include "ingest/ingest_stats.h"
@@ -24,8 +25,10 @@ namespace stallwatch::collector {
 //   receive ("ingest-receive")  takes frames off the ZeroMQ endpoints, validates
 //                           and decodes each one (names interned through the
 //                           decoder's private cache, the EngineHost mutex
-//                           taken only for a new name), appends valid frames
-//                           to the journal and queues the decoded batch;
+//                           taken only for a new name), prepares it for the
+//                           engine (BatchPreparer: class masks and the union
+//                           of its regions), appends valid frames to the
+//                           journal and queues the batch;
 //   apply ("ingest-apply")  applies queued batches to the engine, all that
 //                           are waiting under one hold of the EngineHost mutex.
 // The queue holds kQueueSlots decoded batches. When it is full the receive
@@ -65,6 +68,7 @@ class IngestLoop {
  private:
   struct Slot {
     DecodedBatch batch;
+    PreparedBatch prepared;
     std::int64_t received_ns = 0;
     bool valid = false;  // false: an invalid frame, only its counters to publish
     IngestStats stats;   // the decoder's counters just after this frame
@@ -77,7 +81,8 @@ class IngestLoop {
 
   EngineHost& host_;
   Receiver receiver_;
-  BatchDecoder decoder_;  // receive thread
+  BatchDecoder decoder_;    // receive thread
+  BatchPreparer preparer_;  // receive thread
   std::unique_ptr<JournalWriter> journal_;
   IngestStats published_stats_;  // EngineHost mutex
   std::atomic<bool> running_{false};

@@ -30,6 +30,20 @@ class BatchCoverage {
     lists_[mask].add(a, b);
     used_ |= std::uint64_t{1} << mask;
   }
+  // Adds all of `spans` under `mask` (within [1, kMaskBins), as for add()),
+  // taking its storage when nothing of `mask` is here yet; leaves `spans`
+  // empty.
+  void adopt(ClassMask mask, SpanUnion& spans) {
+    if (spans.empty()) return;
+    if (lists_[mask].empty()) {
+      lists_[mask].swap(spans);
+    } else {
+      for (const Span& s : spans.spans())
+        lists_[mask].add(s.start, s.end);
+    }
+    spans.clear();
+    used_ |= std::uint64_t{1} << mask;
+  }
   bool empty() const { return used_ == 0; }
 
   // The union of everything added, as breakpoints (mask from t until the next

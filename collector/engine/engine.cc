@@ -119,13 +119,18 @@ Engine::Engine(EngineConfig config, NameTable& names)
 
 Engine::~Engine() = default;
 
+BatchPreparer Engine::make_preparer(std::mutex* names_mutex) const {
+  return BatchPreparer(impl_->config.classes, impl_->names, names_mutex);
+}
+
 const EngineConfig& Engine::config() const {
   return impl_->config;
 }
 
-void Engine::ingest(const DecodedBatch& batch, std::int64_t now_ns) {
+void Engine::ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared) {
+  if (prepared != nullptr && !prepared->matches(batch.events.size())) prepared = nullptr;
   detail::RankTracker* r = impl_->find_or_create(batch.source, now_ns);
-  if (r == nullptr || !r->ingest(batch, now_ns)) {
+  if (r == nullptr || !r->ingest(batch, now_ns, prepared)) {
     ++impl_->stats.rejected_sources;
     return;
   }

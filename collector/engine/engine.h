@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/batch_preparer.h"
 #include "engine/engine_config.h"
 #include "engine/snapshot.h"
 #include "ingest/decoded_batch.h"
@@ -38,7 +40,7 @@ struct Timeline {
   std::string job;
   std::int32_t rank = 0;
   std::int64_t from_ns = 0;
-  std::int64_t to_ns = 0;  // the rank's watermark
+  std::int64_t to_ns = 0;               // the rank's watermark
   std::vector<TimelineRegion> regions;  // sorted by start
   std::vector<TimelineMark> marks;
   bool truncated = false;  // more regions than the timeline keeps
@@ -79,8 +81,16 @@ class Engine {
 
   const EngineConfig& config() const;
 
-  // Applies one validated batch received at `now_ns`.
-  void ingest(const DecodedBatch& batch, std::int64_t now_ns);
+  // Applies one validated batch received at `now_ns`. `prepared`, when given,
+  // is what a preparer from make_preparer() made of this very batch; its
+  // intervals are moved out. Without it (or when it does not match the
+  // batch) the engine does that work itself, with the same results.
+  void ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared = nullptr);
+
+  // A preparer for batches to this engine, for use on another thread:
+  // `names_mutex` must be held around everything else that uses this
+  // engine's NameTable (stallwatchd: the EngineHost mutex).
+  BatchPreparer make_preparer(std::mutex* names_mutex) const;
 
   // Finalizes what the watermarks allow, updates states, evicts old ranks and
   // returns the metrics as of `now_ns`.

@@ -12,10 +12,6 @@ namespace {
 
 constexpr ClassMask kFetchBit = class_bit(EventClass::kFetch);
 
-std::int64_t saturating_end(std::int64_t ts, std::int64_t dur) {
-  return clamp_time(ts + clamp_time(std::max<std::int64_t>(dur, 0)));
-}
-
 std::int64_t int_value(const Event& ev) {
   if (!(ev.flags & kEventValueIsDouble)) return ev.value;
   const double d = std::bit_cast<double>(ev.value);
@@ -89,7 +85,7 @@ SourceTracker* RankTracker::find_source(const SourceInfo& info, std::size_t& ind
   return nullptr;
 }
 
-bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns) {
+bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared) {
   std::size_t index = 0;
   SourceTracker* src = find_source(batch.source, index);
   const std::int64_t sent_at = clamp_time(batch.sent_at_ns);
@@ -126,7 +122,14 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns) {
   bulk_before_ns_ = floor_grid(next_wm - config_.lateness_ns, res_) -
                     static_cast<std::int64_t>(history_.cells.capacity()) * res_;
 
-  apply_events(batch, *src, static_cast<std::uint16_t>(index));
+  const auto src_index = static_cast<std::uint16_t>(index);
+  if (prepared != nullptr) {
+    const bool spans = prepared->spans_ready();
+    if (spans) prepared->move_spans_to(batch_, lower_bound_ns());
+    apply_events<true>(batch, prepared->masks().data(), spans, *src, src_index);
+  } else {
+    apply_events<false>(batch, nullptr, false, *src, src_index);
+  }
   src->watermark_ns = std::max(src->watermark_ns, sent_at);
   watermark_ns_ = std::max(watermark_ns_, src->watermark_ns);
   if (batch.final) finish_source(*src, static_cast<std::uint16_t>(index), sent_at);
@@ -168,8 +171,11 @@ void RankTracker::lower_start(std::int64_t start_ns) {
   if (history_.cells.empty()) history_.cell_end = std::min(history_.cell_end, cell_of(start_ns));
 }
 
-void RankTracker::apply_events(const DecodedBatch& batch, SourceTracker& src,
-                               std::uint16_t src_index) {
+// kPrepared: `masks` holds each event's class mask, and when `prepared_spans`
+// the Complete regions' intervals are already in batch_ (PreparedBatch).
+template <bool kPrepared>
+void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch::StoredMask* masks,
+                               bool prepared_spans, SourceTracker& src, std::uint16_t src_index) {
   const std::int64_t horizon = horizon_ns_;  // kNoTime: nothing is late yet
   const std::int64_t lower = lower_bound_ns();
   const std::int64_t hi = std::max(src.watermark_ns, clamp_time(batch.sent_at_ns));
@@ -184,17 +190,22 @@ void RankTracker::apply_events(const DecodedBatch& batch, SourceTracker& src,
   BatchCoverage& coverage = batch_;
   const std::int64_t start = start_ns_;
 
-  for (const Event& ev : batch.events) {
+  const std::size_t count = batch.events.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const Event& ev = batch.events[i];
     const std::int64_t ts = std::min(clamp_time(ev.ts_ns), hi);
     const bool is_late = ts < horizon;
     if (ev.kind == EventKind::kComplete) [[likely]] {
       const bool main = main_role && ev.tid == main_tid;
-      const ClassMask mask = classes.classify(ev.cat, ev.name, main);
+      const ClassMask mask =
+          kPrepared ? static_cast<ClassMask>(masks[i]) : classes.classify(ev.cat, ev.name, main);
       const std::int64_t end = std::min(saturating_end(ts, ev.dur_ns), hi);
       late += is_late;
-      const std::int64_t from = std::max(ts, lower);
-      const auto metric = static_cast<ClassMask>(mask & kMetricClasses);
-      if (metric != 0 && from < end) coverage.add(from, end, metric);
+      if (!kPrepared || !prepared_spans) {
+        const std::int64_t from = std::max(ts, lower);
+        const auto metric = static_cast<ClassMask>(mask & kMetricClasses);
+        if (metric != 0 && from < end) coverage.add(from, end, metric);
+      }
       timeline_.add_region(TimelineEntry{ts, end, ev.cat, ev.name, ev.tid, src_index, mask});
       if (main && (mask & kFetchBit) && end >= horizon && end >= start) [[unlikely]] {
         steps_.add_fetch_end(end);
@@ -207,7 +218,8 @@ void RankTracker::apply_events(const DecodedBatch& batch, SourceTracker& src,
       case EventKind::kBegin: {
         late += is_late;
         const bool main = main_role && ev.tid == main_tid;
-        const ClassMask mask = classes_.classify(ev.cat, ev.name, main);
+        const ClassMask mask =
+            kPrepared ? static_cast<ClassMask>(masks[i]) : classes.classify(ev.cat, ev.name, main);
         const std::uint64_t key = region_key(ev.tid, ev.region_id);
         OpenRegion r;
         r.key = key;

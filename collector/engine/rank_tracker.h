@@ -89,7 +89,8 @@ class RankTracker {
 
   // Applies one batch; false (nothing applied) when its source is new and the
   // rank already has max_sources_per_rank sources.
-  bool ingest(const DecodedBatch& batch, std::int64_t now_ns);
+  // `prepared`: null, or prepared for this batch (its spans are moved out).
+  bool ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared);
 
   RankState state(std::int64_t now_ns) const;
   std::int64_t last_seen_ns() const { return last_seen_ns_; }
@@ -146,7 +147,9 @@ class RankTracker {
   SourceTracker* find_source(const SourceInfo& info, std::size_t& index);
   void update_source_info(SourceTracker& src, const DecodedBatch& batch, bool first);
   void lower_start(std::int64_t start_ns);
-  void apply_events(const DecodedBatch& batch, SourceTracker& src, std::uint16_t src_index);
+  template <bool kPrepared>
+  void apply_events(const DecodedBatch& batch, const PreparedBatch::StoredMask* masks,
+                    bool prepared_spans, SourceTracker& src, std::uint16_t src_index);
   void close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time,
                     std::uint16_t src_index);
   void finish_source(SourceTracker& src, std::uint16_t src_index, std::int64_t at_ns);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace stallwatch::collector::detail {
@@ -39,6 +40,19 @@ class SpanUnion {
   void clear() {
     spans_.clear();
     hint_ = 0;
+  }
+  // Cuts everything before `t`.
+  void clip_below(std::int64_t t) {
+    if (spans_.empty() || spans_.front().start >= t) return;
+    const auto first = std::lower_bound(spans_.begin(), spans_.end(), t,
+                                        [](const Span& s, std::int64_t v) { return s.end <= v; });
+    spans_.erase(spans_.begin(), first);
+    if (!spans_.empty()) spans_.front().start = std::max(spans_.front().start, t);
+    hint_ = 0;
+  }
+  void swap(SpanUnion& other) noexcept {
+    spans_.swap(other.spans_);
+    std::swap(hint_, other.hint_);
   }
   bool empty() const { return spans_.empty(); }
   std::size_t size() const { return spans_.size(); }

@@ -13,6 +13,11 @@ inline std::int64_t clamp_time(std::int64_t t) {
   return std::clamp(t, -kTimeLimit, kTimeLimit);
 }
 
+// The end of a region of `dur` ns (negative: 0) from a clamped `ts`, clamped.
+inline std::int64_t saturating_end(std::int64_t ts, std::int64_t dur) {
+  return clamp_time(ts + clamp_time(std::max<std::int64_t>(dur, 0)));
+}
+
 inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0))) --q;

@@ -79,10 +79,19 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, Totals& totals
   Engine engine(config, names);
   Oracle oracle(config, names);
   const Scenario sc = make_scenario(seed, options, names);
+  // Two of three deliveries go through a BatchPreparer, as in stallwatchd;
+  // the rest take the engine's own path (trace replay), in the same run.
+  BatchPreparer preparer = engine.make_preparer(nullptr);
+  PreparedBatch prepared;
   std::size_t next_tick = 0;
   for (std::size_t i = 0; i < sc.deliveries.size(); ++i) {
     const DecodedBatch& b = sc.deliveries[i];
-    engine.ingest(b, b.sent_at_ns);
+    if ((seed + i) % 3 != 0) {
+      preparer.prepare(b, prepared);
+      engine.ingest(b, b.sent_at_ns, &prepared);
+    } else {
+      engine.ingest(b, b.sent_at_ns);
+    }
     oracle.ingest(b);
     if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;
     ++next_tick;
