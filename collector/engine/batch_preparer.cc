@@ -11,11 +11,15 @@ namespace stallwatch::collector {
 
 void PreparedBatch::clear() {
   ready_ = false;
-  spans_ready_ = false;
   masks_.clear();
+  clear_spans();
+}
+
+void PreparedBatch::clear_spans() {
   for (std::uint64_t u = used_; u != 0; u &= u - 1)
     spans_[static_cast<std::size_t>(__builtin_ctzll(u))].clear();
   used_ = 0;
+  spans_ready_ = false;
 }
 
 void PreparedBatch::move_spans_to(detail::BatchCoverage& to, std::int64_t lower) {
@@ -79,11 +83,10 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
     }
   }
   out.used_ = used;
-  out.spans_ready_ = last_end <= sent_at;
-  if (!out.spans_ready_) {
-    for (std::uint64_t u = used; u != 0; u &= u - 1)
-      spans[static_cast<std::size_t>(__builtin_ctzll(u))].clear();
-    out.used_ = 0;
+  if (last_end <= sent_at) {
+    out.spans_ready_ = true;
+  } else {
+    out.clear_spans();
   }
   out.ready_ = true;
 }

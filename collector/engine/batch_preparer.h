@@ -49,6 +49,7 @@ class PreparedBatch {
 
  private:
   friend class BatchPreparer;
+  void clear_spans();
   bool ready_ = false;
   bool spans_ready_ = false;
   std::uint64_t used_ = 0;  // bit m: spans_[m] is not empty
