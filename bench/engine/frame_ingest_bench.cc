@@ -10,8 +10,12 @@
 // single-threaded loop like this one is what one core can absorb.
 //
 // Each repeat also runs the same frames without the preparer (the engine
-// classifies and gathers intervals itself, as for trace replay), alternated
-// with the prepared run, for the side-by-side ingest figure.
+// classifies and gathers intervals itself), alternated with the prepared
+// run, for the side-by-side ingest figure.
+//
+// The pipeline ceiling is what stallwatchd's two ingest threads could absorb
+// with a core each: 1 / the slower of receive (decode + prepare) and the
+// work under the engine's lock (ingest + tick).
 //
 // Several repeats, median reported. Prints figures, asserts nothing, ends
 // with one JSON line.
@@ -80,6 +84,8 @@ struct Run {
   double tick_ns = 0;
   double wall_ns = 0;
   double total() const { return decode_ns + prepare_ns + ingest_ns + tick_ns; }
+  // ns per event of the slower ingest thread: receive, or the engine's lock.
+  double slowest_stage() const { return std::max(decode_ns + prepare_ns, ingest_ns + tick_ns); }
 };
 
 // One fresh engine fed `rounds` frames of every rank, round-robin like the
@@ -159,7 +165,8 @@ int main(int argc, char** argv) {
       "decode + prepare + Engine::ingest of bench_e2e_ingest's frames: %d ranks x %d frames x "
       "%zu events, a tick every %d frames; thread CPU ns per event\n",
       f.ranks, f.rounds, f.events_per_frame, f.tick_every);
-  std::vector<double> decode, prep, ingest, bare_ingest, tick, total, bare_total, wall;
+  std::vector<double> decode, prep, ingest, bare_ingest, tick, total, bare_total, wall, ceiling,
+      bare_ceiling;
   for (int i = 0; i < f.repeats; ++i) {
     // Alternate which goes first, so a drift of the machine's speed is shared.
     Run r;
@@ -173,9 +180,10 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "  repeat %d: decode %6.2f  prepare %6.2f  ingest %6.2f  tick %6.2f  total %6.2f  "
-        "(wall %6.2f) | unprepared: ingest %6.2f  total %6.2f\n",
+        "(wall %6.2f) | unprepared: ingest %6.2f  total %6.2f | pipeline ceiling M/s: %.1f, "
+        "unprepared %.1f\n",
         i, r.decode_ns, r.prepare_ns, r.ingest_ns, r.tick_ns, r.total(), r.wall_ns, b.ingest_ns,
-        b.total());
+        b.total(), 1e3 / r.slowest_stage(), 1e3 / b.slowest_stage());
     decode.push_back(r.decode_ns);
     prep.push_back(r.prepare_ns);
     ingest.push_back(r.ingest_ns);
@@ -184,6 +192,8 @@ int main(int argc, char** argv) {
     total.push_back(r.total());
     bare_total.push_back(b.total());
     wall.push_back(r.wall_ns);
+    ceiling.push_back(1e9 / r.slowest_stage());
+    bare_ceiling.push_back(1e9 / b.slowest_stage());
   }
   const double t = median(total);
   std::printf(
@@ -192,8 +202,10 @@ int main(int argc, char** argv) {
       "\"ingest_cpu_ns_per_event\":%.2f,\"unprepared_ingest_cpu_ns_per_event\":%.2f,"
       "\"tick_cpu_ns_per_event\":%.2f,\"total_cpu_ns_per_event\":%.2f,"
       "\"unprepared_total_cpu_ns_per_event\":%.2f,"
-      "\"events_per_cpu_s\":%.0f,\"wall_ns_per_event\":%.2f}\n",
+      "\"events_per_cpu_s\":%.0f,\"wall_ns_per_event\":%.2f,"
+      "\"pipeline_ceiling_events_per_s\":%.0f,\"unprepared_pipeline_ceiling_events_per_s\":%.0f}\n",
       f.ranks, f.events_per_frame, median(decode), median(prep), median(ingest),
-      median(bare_ingest), median(tick), t, median(bare_total), 1e9 / t, median(wall));
+      median(bare_ingest), median(tick), t, median(bare_total), 1e9 / t, median(wall),
+      median(ceiling), median(bare_ceiling));
   return 0;
 }

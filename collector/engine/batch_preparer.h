@@ -9,6 +9,7 @@
 #include "engine/cell_data.h"
 #include "engine/event_class.h"
 #include "engine/span_union.h"
+#include "engine/timeline_store.h"
 #include "ingest/decoded_batch.h"
 #include "ingest/name_table.h"
 
@@ -24,12 +25,21 @@ class BatchCoverage;
 // engine's lock does less per event:
 //   - each event's class mask (the engine's mapping, main-thread bit from the
 //     batch's own role and pid);
-//   - the union of the Complete regions' intervals, one SpanUnion per metric
-//     class mask, unclipped; the engine clips them at its lower bound, which
-//     commutes with the union. It does so only when no region reaches past
-//     the batch's sent_at (the engine clips regions at the source's
-//     watermark, which it alone knows); otherwise `spans_ready` is false and
-//     the engine adds the regions one by one as usual.
+//   - for the Complete regions, which are most of a batch:
+//       - the union of their intervals, one SpanUnion per metric class mask,
+//         unclipped; the engine clips them at its lower bound, which
+//         commutes with the union;
+//       - their timeline entries, as one TimelineBlock the rank's timeline
+//         adopts whole;
+//       - their earliest start, so the engine counts late ones only when
+//         there can be some;
+//     plus the list of events the engine must still look at one by one
+//     (`special`): every event that is not Complete, and the main thread's
+//     Complete fetches (they end steps), in batch order.
+//   The engine uses these only when `regions_ready`: no region reaches past
+//   the batch's sent_at (the engine clips regions at the source's
+//   watermark, which it alone knows). Otherwise it walks the batch as usual,
+//   with the masks.
 // Engine::ingest gives the same results with or without it (the engine's
 // property tests run both against the oracle).
 class PreparedBatch {
@@ -41,19 +51,28 @@ class PreparedBatch {
   // Whether it was prepared for a batch of `events` events.
   bool matches(std::size_t events) const { return ready_ && masks_.size() == events; }
   const std::vector<StoredMask>& masks() const { return masks_; }
-  bool spans_ready() const { return spans_ready_; }
+  bool regions_ready() const { return regions_ready_; }
+  // With regions_ready: the events to look at one by one, by index.
+  const std::vector<std::uint32_t>& special() const { return special_; }
+  // With regions_ready: the earliest start of a Complete region (clamped).
+  std::int64_t min_complete_ts() const { return min_complete_ts_; }
   // Moves the prepared intervals into `to`, clipped at `lower`; leaves this
   // with none (and with `to`'s former empty lists, so capacity is reused).
   void move_spans_to(detail::BatchCoverage& to, std::int64_t lower);
+  // The Complete regions' timeline entries, their sources 0.
+  detail::TimelineBlock& timeline() { return timeline_; }
   void clear();
 
  private:
   friend class BatchPreparer;
-  void clear_spans();
+  void clear_regions();
   bool ready_ = false;
-  bool spans_ready_ = false;
+  bool regions_ready_ = false;
   std::uint64_t used_ = 0;  // bit m: spans_[m] is not empty
+  std::int64_t min_complete_ts_ = 0;
   std::vector<StoredMask> masks_;
+  std::vector<std::uint32_t> special_;
+  detail::TimelineBlock timeline_;
   std::array<detail::SpanUnion, detail::kMaskBins> spans_{};
 };
 

@@ -123,16 +123,17 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
                     static_cast<std::int64_t>(history_.cells.capacity()) * res_;
 
   const auto src_index = static_cast<std::uint16_t>(index);
-  if (prepared != nullptr) {
-    const bool spans = prepared->spans_ready();
-    if (spans) prepared->move_spans_to(batch_, lower_bound_ns());
-    apply_events<true>(batch, prepared->masks().data(), spans, *src, src_index);
+  if (prepared == nullptr) {
+    apply_events<Walk::kPlain>(batch, nullptr, *src, src_index);
+  } else if (prepared->regions_ready()) {
+    apply_prepared(batch, *prepared, *src, src_index);
   } else {
-    apply_events<false>(batch, nullptr, false, *src, src_index);
+    apply_events<Walk::kMasks>(batch, prepared, *src, src_index);
   }
   src->watermark_ns = std::max(src->watermark_ns, sent_at);
   watermark_ns_ = std::max(watermark_ns_, src->watermark_ns);
   if (batch.final) finish_source(*src, static_cast<std::uint16_t>(index), sent_at);
+  timeline_.trim(prepared != nullptr ? &prepared->timeline() : nullptr);
   flush_intervals();
   refresh_rank_state();
 
@@ -171,11 +172,31 @@ void RankTracker::lower_start(std::int64_t start_ns) {
   if (history_.cells.empty()) history_.cell_end = std::min(history_.cell_end, cell_of(start_ns));
 }
 
-// kPrepared: `masks` holds each event's class mask, and when `prepared_spans`
-// the Complete regions' intervals are already in batch_ (PreparedBatch).
-template <bool kPrepared>
-void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch::StoredMask* masks,
-                               bool prepared_spans, SourceTracker& src, std::uint16_t src_index) {
+// The Complete regions of a prepared batch go in whole: their intervals
+// (clipped at the lower bound) to the batch coverage, their entries to the
+// timeline; late ones are counted only when the earliest is late. Then the
+// special events one by one.
+void RankTracker::apply_prepared(const DecodedBatch& batch, PreparedBatch& prepared,
+                                 SourceTracker& src, std::uint16_t src_index) {
+  prepared.move_spans_to(batch_, lower_bound_ns());
+  const std::int64_t horizon = horizon_ns_;
+  if (prepared.min_complete_ts() < horizon) [[unlikely]] {
+    std::uint64_t late = 0;
+    for (const Event& ev : batch.events)
+      late += ev.kind == EventKind::kComplete && clamp_time(ev.ts_ns) < horizon;
+    src.counters.late_events += late;
+  }
+  timeline_.add_block(prepared.timeline(), src_index);
+  apply_events<Walk::kSpecial>(batch, &prepared, src, src_index);
+}
+
+template <RankTracker::Walk kWalk>
+void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch* prepared,
+                               SourceTracker& src, std::uint16_t src_index) {
+  constexpr bool kPrepared = kWalk != Walk::kPlain;
+  const PreparedBatch::StoredMask* const masks = kPrepared ? prepared->masks().data() : nullptr;
+  const std::uint32_t* const special =
+      kWalk == Walk::kSpecial ? prepared->special().data() : nullptr;
   const std::int64_t horizon = horizon_ns_;  // kNoTime: nothing is late yet
   const std::int64_t lower = lower_bound_ns();
   const std::int64_t hi = std::max(src.watermark_ns, clamp_time(batch.sent_at_ns));
@@ -190,8 +211,10 @@ void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch::S
   BatchCoverage& coverage = batch_;
   const std::int64_t start = start_ns_;
 
-  const std::size_t count = batch.events.size();
-  for (std::size_t i = 0; i < count; ++i) {
+  const std::size_t count =
+      kWalk == Walk::kSpecial ? prepared->special().size() : batch.events.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = kWalk == Walk::kSpecial ? special[k] : k;
     const Event& ev = batch.events[i];
     const std::int64_t ts = std::min(clamp_time(ev.ts_ns), hi);
     const bool is_late = ts < horizon;
@@ -200,13 +223,13 @@ void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch::S
       const ClassMask mask =
           kPrepared ? static_cast<ClassMask>(masks[i]) : classes.classify(ev.cat, ev.name, main);
       const std::int64_t end = std::min(saturating_end(ts, ev.dur_ns), hi);
-      late += is_late;
-      if (!kPrepared || !prepared_spans) {
+      if constexpr (kWalk != Walk::kSpecial) {
+        late += is_late;
         const std::int64_t from = std::max(ts, lower);
         const auto metric = static_cast<ClassMask>(mask & kMetricClasses);
         if (metric != 0 && from < end) coverage.add(from, end, metric);
+        timeline_.add_region(TimelineEntry{ts, end, ev.cat, ev.name, ev.tid, src_index, mask});
       }
-      timeline_.add_region(TimelineEntry{ts, end, ev.cat, ev.name, ev.tid, src_index, mask});
       if (main && (mask & kFetchBit) && end >= horizon && end >= start) [[unlikely]] {
         steps_.add_fetch_end(end);
       }
@@ -303,6 +326,9 @@ void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch::S
   }
   src.counters.late_events += late;
   src.counters.unpaired_events += unpaired;
+  for (const TimelineEntry& e : closed_)
+    timeline_.add_region(e);
+  closed_.clear();
 }
 
 // Closes a region at `end_ns`; only its part from the lower bound on counts
@@ -310,8 +336,8 @@ void RankTracker::apply_events(const DecodedBatch& batch, const PreparedBatch::S
 void RankTracker::close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time,
                                std::uint16_t src_index) {
   add_interval(std::max(r.begin_eff_ns, lower_bound_ns()), end_ns, r.mask);
-  timeline_.add_region(TimelineEntry{r.begin_ns, std::max(end_ns, r.begin_ns), r.cat, r.name, r.tid,
-                                     src_index, r.mask});
+  closed_.push_back(TimelineEntry{r.begin_ns, std::max(end_ns, r.begin_ns), r.cat, r.name, r.tid,
+                                  src_index, r.mask});
   add_fetch_step(r, end_ns, end_on_time);
 }
 

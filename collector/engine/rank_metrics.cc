@@ -130,13 +130,12 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
       std::min(config_.timeline_ns,
                std::clamp<std::int64_t>(seconds, 0, kTimeLimit / kNsPerSecond) * kNsPerSecond);
   tl.from_ns = tl.to_ns - span;
-  for (std::size_t i = 0; i < timeline_.region_count(); ++i) {
-    const TimelineEntry e = timeline_.region(i);
-    if (e.end_ns < tl.from_ns || e.start_ns > tl.to_ns) continue;
+  timeline_.for_each_region([&](const TimelineEntry& e) {
+    if (e.end_ns < tl.from_ns || e.start_ns > tl.to_ns) return;
     tl.regions.push_back(TimelineRegion{e.start_ns, e.end_ns, false, sources_[e.source].info.pid,
                                         e.tid, e.mask, std::string(names.str(e.cat)),
                                         std::string(names.str(e.name))});
-  }
+  });
   for (const auto& src : sources_) {
     for (const OpenRegion& r : src.open) {
       if (r.orphan_end || src.watermark_ns < tl.from_ns) continue;

@@ -147,9 +147,17 @@ class RankTracker {
   SourceTracker* find_source(const SourceInfo& info, std::size_t& index);
   void update_source_info(SourceTracker& src, const DecodedBatch& batch, bool first);
   void lower_start(std::int64_t start_ns);
-  template <bool kPrepared>
-  void apply_events(const DecodedBatch& batch, const PreparedBatch::StoredMask* masks,
-                    bool prepared_spans, SourceTracker& src, std::uint16_t src_index);
+  // How apply_events walks a batch:
+  //   kPlain     every event, classified here;
+  //   kMasks     every event, with a PreparedBatch's masks;
+  //   kSpecial   a PreparedBatch with regions_ready: only its special events
+  //              (its Complete regions are in already, apply_prepared).
+  enum class Walk { kPlain, kMasks, kSpecial };
+  template <Walk kWalk>
+  void apply_events(const DecodedBatch& batch, const PreparedBatch* prepared, SourceTracker& src,
+                    std::uint16_t src_index);
+  void apply_prepared(const DecodedBatch& batch, PreparedBatch& prepared, SourceTracker& src,
+                      std::uint16_t src_index);
   void close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time,
                     std::uint16_t src_index);
   void finish_source(SourceTracker& src, std::uint16_t src_index, std::int64_t at_ns);
@@ -215,6 +223,11 @@ class RankTracker {
   std::int64_t epoch_ts_ = kNoTime;
   std::int64_t step_ = -1;
   std::int64_t step_ts_ = kNoTime;
+
+  // Regions closed by a batch's End events: they go to the timeline after
+  // the batch's Complete regions, in every walk, so the timeline (and what
+  // its bound drops) is the same with or without a PreparedBatch.
+  std::vector<TimelineEntry> closed_;
 
   mutable std::vector<OverlayPiece> scratch_open_;
   mutable std::vector<Edge> scratch_edges_;

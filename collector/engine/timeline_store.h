@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "engine/event_class.h"
 #include "engine/ring_buffer.h"
@@ -29,61 +31,82 @@ struct TimelineMarkEntry {
   std::uint16_t source = 0;
 };
 
-// The raw closed regions and marks of one rank for the timeline view, as
-// they arrived (not clipped, not sorted: the view sorts on a query), every
-// class included. Kept for the last `keep_ns` before the rank's watermark and
-// at most `max_entries` of each; when the bound pushes a region out early,
-// queries over its time say `truncated`.
+// A run of closed regions in arrival order, as the TimelineStore keeps them.
+// Built by the store itself, or ahead of the engine by the BatchPreparer
+// (for one batch's Complete regions, on another thread) and then handed
+// over whole, so the thread under the engine's lock does not copy them.
 //
 // A region is stored in 24 bytes: its start, tid, duration as 32-bit
 // nanoseconds, and cat, name, source and mask packed in one word. Names with
 // an id of 2^20 or more (beyond NameTable's default bound) read back as
 // "<overflow>"; the end of a region longer than 2^32 - 2 ns (about 4.3 s) is
-// kept aside, exactly.
-//
-// Single-threaded; owned by one RankTracker.
-class TimelineStore {
+// kept aside, exactly. The latest end of every 64 regions is kept too, so
+// expiry and drops pass over whole chunks.
+class TimelineBlock {
  public:
-  TimelineStore(std::int64_t keep_ns, std::size_t max_entries)
-      : keep_ns_(keep_ns), regions_(max_entries), marks_(max_entries) {}
+  static constexpr std::size_t kChunk = 64;
 
-  [[gnu::always_inline]] void add_region(const TimelineEntry& e) {
-    const bool full = regions_.full();
-    Packed& slot = regions_.push_slot();
-    if (full) {
-      if (slot.duration != kLong) [[likely]] {
-        dropped_end_ = std::max(dropped_end_, slot.start_ns + slot.duration);
-      } else {
-        drop_long_front();
-      }
-    }
+  TimelineBlock() = default;
+  TimelineBlock(TimelineBlock&&) noexcept = default;
+  TimelineBlock& operator=(TimelineBlock&&) noexcept = default;
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t capacity() const { return capacity_; }
+  // Room for `n` regions in all (append needs it: it does not grow).
+  void reserve(std::size_t n);
+  // Empties it; keeps its storage.
+  void clear() {
+    size_ = 0;
+    longs_.clear();
+  }
+  // Frees the storage beyond its size.
+  void shrink();
+
+  // Appends a region; needs capacity() > size().
+  [[gnu::always_inline]] void append(const TimelineEntry& e) {
+    const std::size_t i = size_;
+    append_unchunked(e);
+    std::int64_t& chunk = chunk_end_[i / kChunk];
+    chunk = i % kChunk == 0 || e.end_ns > chunk ? e.end_ns : chunk;
+  }
+  // append() for a caller that keeps the latest end of the current chunk
+  // itself (in a register) and hands it to set_chunk_end() when the chunk
+  // is full and after its last region.
+  [[gnu::always_inline]] void append_unchunked(const TimelineEntry& e) {
+    const std::size_t i = size_++;
+    Packed& slot = entries_[i];
     const std::int64_t length = e.end_ns - e.start_ns;
     if (length >= 0 && length < kLong) [[likely]] {
       slot.duration = static_cast<std::uint32_t>(length);
     } else {
       slot.duration = kLong;
-      long_ends_.push_back(LongEnd{pushed_, e.end_ns});
+      longs_.push_back(LongEnd{i, e.end_ns});
     }
     slot.start_ns = e.start_ns;
     slot.tid = e.tid;
     slot.ids = pack(e.cat, e.name, e.source, e.mask);
-    ++pushed_;
   }
-  void add_mark(const TimelineMarkEntry& m) {
-    if (marks_.full()) dropped_end_ = std::max(dropped_end_, marks_.front().ts_ns);
-    marks_.push(m);
-  }
-  // Drops what ended before watermark - keep_ns.
-  void expire(std::int64_t watermark_ns);
+  // The latest end of the chunk of the last region appended.
+  void set_chunk_end(std::int64_t end_ns) { chunk_end_[(size_ - 1) / kChunk] = end_ns; }
 
-  std::size_t region_count() const { return regions_.size(); }
-  // Region i, oldest first.
-  TimelineEntry region(std::size_t i) const;
-  const RingBuffer<TimelineMarkEntry>& marks() const { return marks_; }
-  // True when something at or after `from_ns` was dropped for space.
-  bool truncated_since(std::int64_t from_ns) const { return dropped_end_ > from_ns; }
+  // Region i; its source is OR-ed with `source` (the store's tag for a block
+  // prepared without knowing its source).
+  TimelineEntry entry(std::size_t i, std::uint16_t source = 0) const;
+  std::int64_t end_of(std::size_t i) const {
+    const Packed& p = entries_[i];
+    if (p.duration != kLong) [[likely]]
+      return p.start_ns + p.duration;
+    return long_end(i);
+  }
+  // The latest end among regions [from, to).
+  std::int64_t max_end(std::size_t from, std::size_t to) const;
+  // The first region at or after `from` that ends at or after `cutoff`
+  // (size() when none).
+  std::size_t first_ending_from(std::size_t from, std::int64_t cutoff) const;
   std::size_t bytes() const {
-    return regions_.bytes() + marks_.bytes() + long_ends_.size() * sizeof(LongEnd);
+    return capacity_ * sizeof(Packed) + chunks(capacity_) * sizeof(std::int64_t) +
+           longs_.capacity() * sizeof(LongEnd);
   }
 
  private:
@@ -93,12 +116,12 @@ class TimelineStore {
   struct Packed {
     std::int64_t start_ns;
     std::uint32_t tid;
-    std::uint32_t duration;  // kLong: the end is in long_ends_
+    std::uint32_t duration;  // kLong: the end is in longs_
     std::uint64_t ids;       // cat | name << 20 | source << 40 | mask << 56
   };
   static_assert(sizeof(Packed) == 24);
   struct LongEnd {
-    std::uint64_t seq;  // the region's push sequence number
+    std::size_t index;
     std::int64_t end_ns;
   };
 
@@ -107,17 +130,106 @@ class TimelineStore {
     const std::uint64_t n = name < kNameLimit ? name : NameTable::kOverflow;
     return c | (n << 20) | (std::uint64_t{source} << 40) | (std::uint64_t{mask} << 56);
   }
-  std::uint64_t first_seq() const { return pushed_ - regions_.size(); }
-  std::int64_t end_of(const Packed& p, std::uint64_t seq) const;
-  // Notes the end of the oldest region, a long one, which is being
-  // overwritten, and forgets that end.
-  void drop_long_front();
+  static std::size_t chunks(std::size_t n) { return (n + kChunk - 1) / kChunk; }
+  std::int64_t long_end(std::size_t i) const;
+  void reallocate(std::size_t capacity);
+
+  // Raw storage, not vectors: append writes a slot without a capacity check
+  // and reserve does not zero what append will overwrite.
+  std::unique_ptr<Packed[]> entries_;
+  std::unique_ptr<std::int64_t[]> chunk_end_;  // latest end of entries [64 c, 64 c + 64)
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+  std::vector<LongEnd> longs_;  // by index
+};
+
+// The raw closed regions and marks of one rank for the timeline view, as
+// they arrived (not clipped, not sorted: the view sorts on a query), every
+// class included. Kept for the last `keep_ns` before the rank's watermark and
+// at most `max_entries` of each (regions: from each trim(), which the rank
+// calls after each batch); the oldest go first, and when the bound pushes a
+// region out early, queries over its time say `truncated`.
+//
+// Regions are kept in blocks: the store's own, filled one region at a time,
+// and whole blocks a BatchPreparer built, adopted without a copy.
+//
+// Single-threaded; owned by one RankTracker.
+class TimelineStore {
+ public:
+  // Blocks smaller than this are copied into the store's own.
+  static constexpr std::size_t kAdoptMin = 256;
+
+  TimelineStore(std::int64_t keep_ns, std::size_t max_entries)
+      : keep_ns_(keep_ns), max_entries_(max_entries < 1 ? 1 : max_entries), marks_(max_entries) {}
+
+  // Appends a region. The bound on the count applies at trim(); past it by
+  // a block's worth, the oldest go now (the same ones trim() would drop),
+  // so a block's storage is reused instead of allocated.
+  [[gnu::always_inline]] void add_region(const TimelineEntry& e) {
+    if (own_ == nullptr || own_->size() == kOwnBlock) [[unlikely]] {
+      if (live_ > max_entries_ + kOwnBlock) drop_oldest(live_ - max_entries_, nullptr);
+      start_own_block();
+    }
+    own_->append(e);
+    ++live_;
+  }
+  // Appends all of `block`'s regions, from source `source` (their own source
+  // fields are 0), and leaves `block` empty. The bound applies at trim().
+  void add_block(TimelineBlock& block, std::uint16_t source);
+  // Drops the oldest regions beyond the bound. `spare`, when given, receives
+  // the storage of a block dropped whole, for the caller to reuse.
+  void trim(TimelineBlock* spare = nullptr) {
+    if (live_ > max_entries_) drop_oldest(live_ - max_entries_, spare);
+  }
+  void add_mark(const TimelineMarkEntry& m) {
+    if (marks_.full()) dropped_end_ = std::max(dropped_end_, marks_.front().ts_ns);
+    marks_.push(m);
+  }
+  // Drops what ended before watermark - keep_ns, from the oldest up to the
+  // first that did not.
+  void expire(std::int64_t watermark_ns);
+
+  std::size_t region_count() const { return live_; }
+  // Region i, oldest first (walks the blocks: for tests).
+  TimelineEntry region(std::size_t i) const;
+  // Calls f(const TimelineEntry&) for each region, oldest first.
+  template <class F>
+  void for_each_region(F&& f) const {
+    for (const Held& h : blocks_) {
+      for (std::size_t i = h.begin; i < h.block.size(); ++i)
+        f(h.block.entry(i, h.source));
+    }
+  }
+  const RingBuffer<TimelineMarkEntry>& marks() const { return marks_; }
+  // True when something at or after `from_ns` was dropped for space.
+  bool truncated_since(std::int64_t from_ns) const { return dropped_end_ > from_ns; }
+  std::size_t bytes() const;
+
+ private:
+  // Regions in one of the store's own blocks: small, so a block that is
+  // mostly expired holds little memory.
+  static constexpr std::size_t kOwnBlock = 256;
+
+  struct Held {
+    TimelineBlock block;
+    std::size_t begin = 0;     // regions before it are gone
+    std::uint16_t source = 0;  // OR-ed into each region's source
+    std::size_t live() const { return block.size() - begin; }
+  };
+
+  void start_own_block();
+  // Drops the `n` oldest regions for space; the storage of the last block
+  // dropped whole goes to `spare`.
+  void drop_oldest(std::size_t n, TimelineBlock* spare);
+  void pop_front(TimelineBlock* spare);
 
   std::int64_t keep_ns_;
+  std::size_t max_entries_;
   std::int64_t dropped_end_ = std::numeric_limits<std::int64_t>::min();
-  RingBuffer<Packed> regions_;
-  std::uint64_t pushed_ = 0;
-  std::deque<LongEnd> long_ends_;  // by seq, for regions still in regions_
+  std::deque<Held> blocks_;
+  TimelineBlock* own_ = nullptr;  // blocks_.back() when it is the store's own
+  TimelineBlock own_spare_;       // storage of the last own block dropped, for the next
+  std::size_t live_ = 0;
   RingBuffer<TimelineMarkEntry> marks_;
 };
 

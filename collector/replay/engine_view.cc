@@ -34,7 +34,10 @@ BatchBuilder::Options EngineView::batch_options() {
 EngineView::EngineView(const ClassMapping& classes, std::int64_t lateness_ns)
     : config_(offline_config(classes, lateness_ns)), builder_(names_, batch_options()) {
   error_ = validate(config_);
-  if (error_.empty()) engine_ = std::make_unique<Engine>(config_, names_);
+  if (error_.empty()) {
+    engine_ = std::make_unique<Engine>(config_, names_);
+    preparer_ = std::make_unique<BatchPreparer>(engine_->make_preparer(nullptr));
+  }
   emit_ = [this](const DecodedBatch& batch) { ingest(batch); };
 }
 
@@ -42,7 +45,9 @@ EngineView::~EngineView() = default;
 
 void EngineView::ingest(const DecodedBatch& batch) {
   latest_ns_ = std::max(latest_ns_, batch.sent_at_ns);
-  if (engine_) engine_->ingest(batch, batch.sent_at_ns);
+  if (!engine_) return;
+  preparer_->prepare(batch, prepared_);
+  engine_->ingest(batch, batch.sent_at_ns, &prepared_);
 }
 
 void EngineView::ingest_shipped(ShippedBatch& shipped) {

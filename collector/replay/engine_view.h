@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/batch_preparer.h"
 #include "engine/engine.h"
 #include "ingest/name_table.h"
 #include "replay/batch_builder.h"
@@ -54,6 +55,10 @@ class EngineView : public TraceSink {
   std::string error_;
   NameTable names_;
   std::unique_ptr<Engine> engine_;
+  // Batches go through the engine's preparer, as in stallwatchd (on the same
+  // thread here): the engine's lighter path, the same results.
+  std::unique_ptr<BatchPreparer> preparer_;
+  PreparedBatch prepared_;
   BatchBuilder builder_;
   BatchBuilder::Emit emit_;
   std::int64_t latest_ns_ = std::numeric_limits<std::int64_t>::min();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -15,18 +16,19 @@ namespace {
 // Two engines over one name table: `plain` takes batches as they are,
 // `prepared` through a BatchPreparer.
 struct Twin {
-  Twin() : plain(small_config(), names), prepared(small_config(), names) {}
+  explicit Twin(const EngineConfig& config = small_config())
+      : plain(config, names), prepared(config, names) {}
 
   BatchBuilder source(std::int32_t pid, ProcessRole role = ProcessRole::kMain) {
     return BatchBuilder(names, "job", 0, pid, role);
   }
-  // Returns whether the prepared spans were usable.
+  // Returns whether the prepared regions were usable.
   bool send(const DecodedBatch& b) {
     plain.ingest(b, b.sent_at_ns);
     preparer.prepare(b, prep);
-    const bool spans = prep.spans_ready();
+    const bool ready = prep.regions_ready();
     prepared.ingest(b, b.sent_at_ns, &prep);
-    return spans;
+    return ready;
   }
   // Every window of rank 0 and its counters and timeline are the same in both.
   void expect_same(std::int64_t now) {
@@ -59,12 +61,29 @@ struct Twin {
     const auto ta = plain.timeline("job", 0, 3600);
     const auto tb = prepared.timeline("job", 0, 3600);
     ASSERT_TRUE(ta && tb);
+    EXPECT_EQ(ta->truncated, tb->truncated);
     ASSERT_EQ(ta->regions.size(), tb->regions.size());
     for (std::size_t i = 0; i < ta->regions.size(); ++i) {
-      EXPECT_EQ(ta->regions[i].start_ns, tb->regions[i].start_ns);
-      EXPECT_EQ(ta->regions[i].end_ns, tb->regions[i].end_ns);
-      EXPECT_EQ(ta->regions[i].classes, tb->regions[i].classes);
+      const TimelineRegion& p = ta->regions[i];
+      const TimelineRegion& q = tb->regions[i];
+      SCOPED_TRACE("region " + std::to_string(i));
+      EXPECT_EQ(p.start_ns, q.start_ns);
+      EXPECT_EQ(p.end_ns, q.end_ns);
+      EXPECT_EQ(p.open, q.open);
+      EXPECT_EQ(p.pid, q.pid);
+      EXPECT_EQ(p.tid, q.tid);
+      EXPECT_EQ(p.classes, q.classes);
+      EXPECT_EQ(p.cat, q.cat);
+      EXPECT_EQ(p.name, q.name);
     }
+    ASSERT_EQ(ta->marks.size(), tb->marks.size());
+    for (std::size_t i = 0; i < ta->marks.size(); ++i) {
+      EXPECT_EQ(ta->marks[i].ts_ns, tb->marks[i].ts_ns);
+      EXPECT_EQ(ta->marks[i].pid, tb->marks[i].pid);
+      EXPECT_EQ(ta->marks[i].value, tb->marks[i].value);
+    }
+    last_timeline_regions = ta->regions.size();
+    last_truncated = ta->truncated;
   }
 
   NameTable names;
@@ -72,6 +91,8 @@ struct Twin {
   Engine prepared;
   BatchPreparer preparer = prepared.make_preparer(nullptr);
   PreparedBatch prep;
+  std::size_t last_timeline_regions = 0;
+  bool last_truncated = false;
 };
 
 TEST(BatchPreparer, MasksFollowTheMappingAndTheMainThread) {
@@ -97,7 +118,11 @@ TEST(BatchPreparer, MasksFollowTheMappingAndTheMainThread) {
   EXPECT_EQ(mask(2), mapping.classify("compute", "forward", true));
   EXPECT_EQ(mask(3), 0);  // an End takes its Begin's classes
   EXPECT_EQ(mask(4), 0);
-  EXPECT_TRUE(prep.spans_ready());
+  EXPECT_TRUE(prep.regions_ready());
+  // The events the engine still walks: the End, the mark and the main
+  // thread's fetch (it ends a step); the Begin.
+  EXPECT_EQ(prep.special(), (std::vector<std::uint32_t>{0, 2, 3, 4}));
+  EXPECT_EQ(prep.timeline().size(), 2u);  // both Complete regions
   EXPECT_FALSE(prep.matches(b.events.size() + 1));
 }
 
@@ -171,6 +196,93 @@ TEST(BatchPreparer, AMismatchedPreparationIsIgnored) {
   t.plain.ingest(second, second.sent_at_ns);
   t.prepared.ingest(second, second.sent_at_ns, &t.prep);
   t.expect_same(kT0 + ms(20));
+}
+
+// The prepared timeline block holds the batch's Complete regions in order,
+// and the latest end of each of its chunks, whatever order the ends come in.
+TEST(BatchPreparer, TheTimelineBlockHoldsTheCompleteRegionsAndTheirChunkEnds) {
+  NameTable names;
+  Engine engine(small_config(), names);
+  BatchPreparer preparer = engine.make_preparer(nullptr);
+  BatchBuilder main(names, "job", 0, 100);
+  std::vector<std::pair<std::int64_t, std::int64_t>> want;
+  for (int k = 0; k < 333; ++k) {
+    const std::int64_t ts = kT0 + us(k * 7 % 101);
+    const std::int64_t dur = us((k * 37) % 211 + 1);
+    main.complete("compute", "forward", ts, dur, 1 + k % 3);
+    if (k % 10 == 0) main.mark("step", ts, k);
+    want.emplace_back(ts, ts + dur);
+  }
+  const DecodedBatch b = main.take(kT0 + ms(1));
+  PreparedBatch prep;
+  preparer.prepare(b, prep);
+  ASSERT_TRUE(prep.regions_ready());
+  const detail::TimelineBlock& block = prep.timeline();
+  ASSERT_EQ(block.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(block.entry(i).start_ns, want[i].first);
+    EXPECT_EQ(block.entry(i).end_ns, want[i].second);
+    EXPECT_EQ(block.entry(i).source, 0);
+  }
+  for (std::size_t from = 0; from < want.size(); from += detail::TimelineBlock::kChunk) {
+    for (std::size_t to = from + 1; to <= want.size(); to += 17) {
+      std::int64_t m = std::numeric_limits<std::int64_t>::min();
+      for (std::size_t i = from; i < to; ++i)
+        m = std::max(m, want[i].second);
+      EXPECT_EQ(block.max_end(from, to), m) << from << ".." << to;
+    }
+  }
+  for (std::int64_t cutoff = kT0; cutoff <= kT0 + us(320); cutoff += us(3)) {
+    for (std::size_t from = 0; from < want.size(); from += 29) {
+      std::size_t first = from;
+      while (first < want.size() && want[first].second < cutoff)
+        ++first;
+      EXPECT_EQ(block.first_ending_from(from, cutoff), first) << from << " " << cutoff;
+    }
+  }
+  EXPECT_EQ(prep.min_complete_ts(), kT0);
+  EXPECT_EQ(prep.special().size(), 34u);  // the marks
+}
+
+// Batches big enough for the timeline to adopt their prepared blocks whole,
+// under a bound that drops some of every batch, mixed with regions closed by
+// End events, steps, marks, a second process and a late batch: the timeline
+// (what it keeps, what it dropped) and every window match.
+TEST(BatchPreparer, WholeBlocksUnderTheTimelineBoundMatchTheEnginesPath) {
+  EngineConfig config = small_config();
+  config.timeline_max_regions = 700;
+  config.timeline_ns = ms(60);
+  Twin t(config);
+  auto main = t.source(100);
+  auto worker = t.source(101, ProcessRole::kWorker);
+  int sent = 0;
+  for (int i = 0; i < 12; ++i) {
+    const std::int64_t at = kT0 + ms(10 * i);
+    main.mark("step", at, i).complete("loader", "fetch.iter", at, ms(3));
+    for (int k = 0; k < 400; ++k) {
+      const std::int64_t s = at + ms(3) + us(k * 15);
+      main.complete("gpu", "gemm", s, us(40), 5 + k % 3);
+      if (k % 50 == 0) main.begin("compute", "forward", s, k).end(s + us(700), k);
+    }
+    main.complete("compute", "backward", at + ms(4), ms(5));
+    worker.complete("POSIX", "read", at + us(100), ms(2));
+    for (int k = 0; k < 300; ++k)
+      worker.complete("POSIX", "read", at + us(k * 20), us(15), 200 + k % 4);
+    sent += t.send(main.take(at + ms(10)));
+    sent += t.send(worker.take(at + ms(10)));
+    if (i % 4 == 3) t.expect_same(at + ms(10));
+  }
+  EXPECT_EQ(sent, 24);  // every batch went through the prepared path
+  // A late batch of a third process, its earliest region before the horizon.
+  auto late = t.source(102, ProcessRole::kWorker);
+  for (int k = 0; k < 300; ++k)
+    late.complete("POSIX", "read", kT0 + ms(100) + us(k * 40), us(30));
+  EXPECT_TRUE(t.send(late.take(kT0 + ms(120))));
+  t.expect_same(kT0 + ms(120));
+  EXPECT_EQ(t.last_timeline_regions, 700u);
+  EXPECT_TRUE(t.last_truncated);
+  const auto snap = t.prepared.tick(kT0 + ms(120));
+  EXPECT_GT(find_rank(*snap, "job", 0)->counters.late_events, 0u);
 }
 
 // The preparer reads names under the mutex while another thread interns.

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <limits>
+#include <random>
+
 namespace stallwatch::collector::detail {
 namespace {
 
@@ -30,7 +34,8 @@ TEST(TimelineStore, DroppingForSpaceIsReportedForTheDroppedTime) {
   TimelineStore store(1000, 2);
   store.add_region(region(0, 10));
   store.add_region(region(10, 20));
-  store.add_region(region(20, 30));  // drops [0, 10)
+  store.add_region(region(20, 30));
+  store.trim();  // drops [0, 10)
   EXPECT_EQ(store.region_count(), 2u);
   EXPECT_TRUE(store.truncated_since(5));
   EXPECT_FALSE(store.truncated_since(10));
@@ -87,7 +92,8 @@ TEST(TimelineStore, LongRegionsKeepTheirExactEnd) {
   EXPECT_EQ(store.region(2).end_ns, 60 * kS);
   EXPECT_EQ(store.region(3).end_ns, 3 * kS + 5);
 
-  store.add_region(region(4 * kS, 70 * kS));  // drops the first: it ended at 10 s
+  store.add_region(region(4 * kS, 70 * kS));
+  store.trim();  // drops the first: it ended at 10 s
   EXPECT_TRUE(store.truncated_since(9 * kS));
   EXPECT_FALSE(store.truncated_since(10 * kS));
   ASSERT_EQ(store.region_count(), 4u);
@@ -104,6 +110,166 @@ TEST(TimelineStore, LongRegionsKeepTheirExactEnd) {
   ASSERT_EQ(store.region_count(), 1u);
   EXPECT_EQ(store.region(0).start_ns, 4 * kS);
   EXPECT_EQ(store.region(0).end_ns, 70 * kS);
+}
+
+TimelineBlock block_of(std::size_t n, std::int64_t from, std::size_t capacity = 0) {
+  TimelineBlock b;
+  b.reserve(std::max(n, capacity));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto t = from + static_cast<std::int64_t>(i) * 10;
+    b.append(region(t, t + 5));
+  }
+  return b;
+}
+
+TEST(TimelineStore, AdoptsBigBlocksWholeAndTagsTheirSource) {
+  TimelineStore store(1'000'000, 10'000);
+  TimelineEntry own = region(0, 1);
+  own.source = 2;
+  store.add_region(own);
+  TimelineBlock b = block_of(TimelineStore::kAdoptMin, 100);
+  store.add_block(b, 3);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.capacity(), 0u);  // taken, not copied
+  ASSERT_EQ(store.region_count(), TimelineStore::kAdoptMin + 1);
+  EXPECT_EQ(store.region(0).source, 2);
+  EXPECT_EQ(store.region(1).source, 3);
+  EXPECT_EQ(store.region(1).start_ns, 100);
+  EXPECT_EQ(store.region(TimelineStore::kAdoptMin).end_ns,
+            100 + 10 * static_cast<std::int64_t>(TimelineStore::kAdoptMin - 1) + 5);
+  // Regions after it go to a block of the store's own, in order.
+  store.add_region(region(50'000, 50'001));
+  std::vector<std::int64_t> starts;
+  store.for_each_region([&](const TimelineEntry& e) { starts.push_back(e.start_ns); });
+  ASSERT_EQ(starts.size(), TimelineStore::kAdoptMin + 2);
+  EXPECT_EQ(starts.front(), 0);
+  EXPECT_EQ(starts.back(), 50'000);
+}
+
+TEST(TimelineStore, SmallOrSparseBlocksAreCopied) {
+  TimelineStore store(1'000'000, 10'000);
+  TimelineBlock small = block_of(10, 0);
+  store.add_block(small, 1);
+  EXPECT_TRUE(small.empty());
+  EXPECT_EQ(small.capacity(), 10u);  // kept by the caller for reuse
+  TimelineBlock sparse = block_of(TimelineStore::kAdoptMin, 1000, 4 * TimelineStore::kAdoptMin);
+  store.add_block(sparse, 4);
+  EXPECT_EQ(sparse.capacity(), 4 * TimelineStore::kAdoptMin);
+  ASSERT_EQ(store.region_count(), 10 + TimelineStore::kAdoptMin);
+  EXPECT_EQ(store.region(0).source, 1);
+  EXPECT_EQ(store.region(10).source, 4);
+  EXPECT_EQ(store.region(10).start_ns, 1000);
+  EXPECT_LT(store.bytes(), 3 * (10 + TimelineStore::kAdoptMin) * 24 + 4096);
+}
+
+TEST(TimelineStore, TrimHandsBackTheStorageOfABlockDroppedWhole) {
+  constexpr std::size_t kN = 300;
+  TimelineStore store(1'000'000'000, 2 * kN);
+  TimelineBlock spare;
+  for (int i = 0; i < 3; ++i) {
+    TimelineBlock b = block_of(kN, i * 10'000);
+    store.add_block(b, 0);
+    store.trim(&spare);
+  }
+  EXPECT_EQ(store.region_count(), 2 * kN);
+  EXPECT_EQ(spare.capacity(), kN);  // the first block's
+  EXPECT_TRUE(spare.empty());
+  EXPECT_EQ(store.region(0).start_ns, 10'000);
+  EXPECT_TRUE(store.truncated_since(10 * (kN - 1)));  // the last region of the first block
+  EXPECT_FALSE(store.truncated_since(10 * (kN - 1) + 5));
+}
+
+// Random adds (one at a time and in blocks of every size), trims and
+// expiries, short and long regions in random order, against a plain list
+// with the rules spelled out: every region, the count and the truncation
+// point agree after each trim and expiry.
+TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
+  constexpr std::int64_t kLongest = std::int64_t{1} << 34;
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    const std::size_t cap = 1 + rng() % 900;
+    const std::int64_t keep = 200 + static_cast<std::int64_t>(rng() % 3'000);
+    // Ends mostly rise with arrival, as they do in a live stream, so the
+    // latest dropped or kept region decides; every fourth round has long ones.
+    const bool longs = round % 4 == 0;
+    TimelineStore store(keep, cap);
+    std::deque<TimelineEntry> ref;
+    std::int64_t ref_dropped = std::numeric_limits<std::int64_t>::min();
+    std::int64_t clock = 0;
+    std::int64_t watermark = 0;
+    TimelineBlock spare;
+    const auto make = [&] {
+      clock += static_cast<std::int64_t>(rng() % 40);
+      TimelineEntry e = region(clock - static_cast<std::int64_t>(rng() % 30), 0);
+      const auto d = longs && rng() % 100 == 0 ? static_cast<std::int64_t>(rng() % kLongest)
+                                               : static_cast<std::int64_t>(rng() % 100);
+      e.end_ns = e.start_ns + d;
+      e.tid = static_cast<std::uint32_t>(rng());
+      e.mask = static_cast<ClassMask>(rng() % 128);
+      return e;
+    };
+    for (int step = 0; step < 300; ++step) {
+      const auto op = rng() % 10;  // add 4, add a block 3, trim 1, expire 2
+      if (op < 4) {
+        TimelineEntry e = make();
+        e.source = static_cast<std::uint16_t>(rng() % 5);
+        store.add_region(e);
+        ref.push_back(e);
+      } else if (op < 7) {
+        const std::size_t n = rng() % 3 == 0 ? rng() % 40 : rng() % 700;
+        TimelineBlock b = std::move(spare);
+        spare = TimelineBlock();
+        b.clear();
+        b.reserve(n + (rng() % 2 == 0 ? 0 : rng() % (2 * n + 1)));
+        const auto source = static_cast<std::uint16_t>(rng() % 5);
+        for (std::size_t i = 0; i < n; ++i) {
+          TimelineEntry e = make();
+          b.append(e);
+          e.source = source;
+          ref.push_back(e);
+        }
+        store.add_block(b, source);
+      } else if (op < 8) {
+        store.trim(&spare);
+        while (ref.size() > cap) {
+          ref_dropped = std::max(ref_dropped, ref.front().end_ns);
+          ref.pop_front();
+        }
+      } else {
+        watermark = std::max(watermark, clock - static_cast<std::int64_t>(rng() % 200));
+        store.trim(&spare);
+        while (ref.size() > cap) {
+          ref_dropped = std::max(ref_dropped, ref.front().end_ns);
+          ref.pop_front();
+        }
+        store.expire(watermark);
+        while (!ref.empty() && ref.front().end_ns < watermark - keep)
+          ref.pop_front();
+      }
+      SCOPED_TRACE("round " + std::to_string(round) + " step " + std::to_string(step));
+      if (op < 7) {
+        // Between trims the store may have dropped some of what the next
+        // trim drops, already.
+        ASSERT_LE(store.region_count(), ref.size());
+        ASSERT_GE(store.region_count(), std::min<std::size_t>(ref.size(), cap));
+        continue;
+      }
+      ASSERT_EQ(store.region_count(), ref.size());
+      std::size_t i = 0;
+      store.for_each_region([&](const TimelineEntry& e) {
+        const TimelineEntry& r = ref[i++];
+        ASSERT_EQ(e.start_ns, r.start_ns);
+        ASSERT_EQ(e.end_ns, r.end_ns);
+        ASSERT_EQ(e.tid, r.tid);
+        ASSERT_EQ(e.source, r.source);
+        ASSERT_EQ(e.mask, r.mask);
+      });
+      if (ref_dropped != std::numeric_limits<std::int64_t>::min()) {
+        ASSERT_TRUE(store.truncated_since(ref_dropped - 1));
+      }
+      ASSERT_FALSE(store.truncated_since(ref_dropped));
+    }
+  }
 }
 
 }  // namespace
