@@ -1,7 +1,9 @@
 // The daemon's per-event path without the daemon: exactly the frames of
 // bench_e2e_ingest (bench/e2e FrameTemplate: 8192 realistic training-loop
-// events per frame, 100 ms of simulated time, 32 ranks), each one validated
-// and decoded by BatchDecoder, prepared by a BatchPreparer and applied with
+// events per frame, 100 ms of simulated time, 32 ranks), each one taken
+// through stallwatchd's path: validated with its header decoded by
+// BatchDecoder::decode_header ("decode"), its events decoded and prepared in
+// one pass by BatchPreparer::prepare_wire ("prepare"), applied with
 // Engine::ingest, a tick every `--tick-every` frames (the daemon ticks every
 // 50 ms; at 10 M events/s that is about 60 frames). Reports the thread CPU
 // time per event of decode, prepare, ingest and tick separately and their
@@ -9,19 +11,22 @@
 // ingest-receive thread, ingest on ingest-apply, tick on the tick thread); a
 // single-threaded loop like this one is what one core can absorb.
 //
-// Each repeat also runs the same frames without the preparer (the engine
-// classifies and gathers intervals itself), alternated with the prepared
-// run, for the side-by-side ingest figure.
+// Each repeat also runs the same frames without the preparer (a full
+// BatchDecoder::decode; the engine classifies and gathers intervals itself),
+// alternated with the prepared run, for the side-by-side ingest figure.
 //
 // The pipeline ceiling is what stallwatchd's two ingest threads could absorb
 // with a core each: 1 / the slower of receive (decode + prepare) and the
 // work under the engine's lock (ingest + tick).
 //
+// --unprepared 0 skips the runs without a preparer (for profiling the
+// daemon's path alone); their figures then read 0.
+//
 // Several repeats, median reported. Prints figures, asserts nothing, ends
 // with one JSON line.
 //
 //   bench_engine_frames [--ranks 32] [--events-per-frame 8192] [--rounds 100]
-//                       [--tick-every 60] [--repeats 3]
+//                       [--tick-every 60] [--repeats 3] [--unprepared 1]
 
 #include <time.h>
 
@@ -47,6 +52,7 @@ struct Flags {
   int rounds = 100;  // frames per rank per repeat (bench_e2e_ingest: 125)
   int tick_every = 60;
   int repeats = 3;
+  bool unprepared = true;  // also run the engine without a preparer, for comparison
 };
 
 bool parse_flags(int argc, char** argv, Flags& f) {
@@ -63,6 +69,8 @@ bool parse_flags(int argc, char** argv, Flags& f) {
       f.tick_every = static_cast<int>(value);
     } else if (key == "--repeats") {
       f.repeats = static_cast<int>(value);
+    } else if (key == "--unprepared") {
+      f.unprepared = value != 0;
     } else {
       return false;
     }
@@ -86,6 +94,8 @@ struct Run {
   double total() const { return decode_ns + prepare_ns + ingest_ns + tick_ns; }
   // ns per event of the slower ingest thread: receive, or the engine's lock.
   double slowest_stage() const { return std::max(decode_ns + prepare_ns, ingest_ns + tick_ns); }
+  // The pipeline ceiling in M events/s; 0 for a run not made (--unprepared 0).
+  double ceiling_mps() const { return slowest_stage() > 0 ? 1e3 / slowest_stage() : 0; }
 };
 
 // One fresh engine fed `rounds` frames of every rank, round-robin like the
@@ -115,13 +125,18 @@ Run run_once(const Flags& f, bool prepare) {
     const bool measured = round > 0;
     for (auto& t : templates) {
       if (round > 0) t.advance(kFrameSpanNs);
+      // Prepared: the daemon's receive thread (header, then the events
+      // decoded and prepared in one pass); unprepared: a full decode.
       const double t0 = thread_cpu_ns();
-      if (decoder.decode(t.bytes(), batch)) {
+      collector::WireEvents wire;
+      const bool rejected = prepare ? decoder.decode_header(t.bytes(), batch, wire).has_value()
+                                    : decoder.decode(t.bytes(), batch).has_value();
+      const double t1 = thread_cpu_ns();
+      if (rejected ||
+          (prepare && decoder.finish(wire, preparer.prepare_wire(wire, batch, prepared)))) {
         std::fprintf(stderr, "bench: a template frame was rejected\n");
         std::exit(1);
       }
-      const double t1 = thread_cpu_ns();
-      if (prepare) preparer.prepare(batch, prepared);
       const double tp = thread_cpu_ns();
       engine.ingest(batch, t.sent_at_ns(), prepare ? &prepared : nullptr);
       const double t2 = thread_cpu_ns();
@@ -129,7 +144,7 @@ Run run_once(const Flags& f, bool prepare) {
       decode += t1 - t0;
       prep += tp - t1;
       ingest += t2 - tp;
-      events += batch.events.size();
+      events += prepare ? prepared.event_count() : batch.events.size();
       if (++frames % static_cast<std::uint64_t>(f.tick_every) == 0) {
         const double t3 = thread_cpu_ns();
         auto snap = engine.tick(t.sent_at_ns());
@@ -158,7 +173,7 @@ int main(int argc, char** argv) {
   if (!parse_flags(argc, argv, f)) {
     std::fprintf(stderr,
                  "usage: bench_engine_frames [--ranks N] [--events-per-frame N] [--rounds N] "
-                 "[--tick-every N] [--repeats N]\n");
+                 "[--tick-every N] [--repeats N] [--unprepared 0|1]\n");
     return 2;
   }
   std::printf(
@@ -171,7 +186,9 @@ int main(int argc, char** argv) {
     // Alternate which goes first, so a drift of the machine's speed is shared.
     Run r;
     Run b;
-    if (i % 2 == 0) {
+    if (!f.unprepared) {
+      r = run_once(f, true);
+    } else if (i % 2 == 0) {
       r = run_once(f, true);
       b = run_once(f, false);
     } else {
@@ -183,7 +200,7 @@ int main(int argc, char** argv) {
         "(wall %6.2f) | unprepared: ingest %6.2f  total %6.2f | pipeline ceiling M/s: %.1f, "
         "unprepared %.1f\n",
         i, r.decode_ns, r.prepare_ns, r.ingest_ns, r.tick_ns, r.total(), r.wall_ns, b.ingest_ns,
-        b.total(), 1e3 / r.slowest_stage(), 1e3 / b.slowest_stage());
+        b.total(), 1e3 / r.slowest_stage(), b.ceiling_mps());
     decode.push_back(r.decode_ns);
     prep.push_back(r.prepare_ns);
     ingest.push_back(r.ingest_ns);
@@ -193,7 +210,7 @@ int main(int argc, char** argv) {
     bare_total.push_back(b.total());
     wall.push_back(r.wall_ns);
     ceiling.push_back(1e9 / r.slowest_stage());
-    bare_ceiling.push_back(1e9 / b.slowest_stage());
+    bare_ceiling.push_back(b.ceiling_mps() * 1e6);
   }
   const double t = median(total);
   std::printf(

@@ -89,9 +89,13 @@ void IngestLoop::on_frame(std::span<const std::uint8_t> frame) {
   }
   // The slot past the queued ones is this thread's until it is queued.
   Slot& slot = slots_[index];
-  auto error = decoder_.decode(frame, slot.batch);
+  // Decoded and prepared in one pass over the events: the batch keeps only
+  // those the engine walks one by one.
+  WireEvents events;
+  auto error = decoder_.decode_header(frame, slot.batch, events);
+  if (!error)
+    error = decoder_.finish(events, preparer_.prepare_wire(events, slot.batch, slot.prepared));
   slot.valid = !error;
-  if (slot.valid) preparer_.prepare(slot.batch, slot.prepared);
   slot.received_ns = now;
   slot.stats = decoder_.stats();
   {

@@ -23,12 +23,14 @@ namespace stallwatch::collector {
 
 // stallwatchd's ingest pipeline, two threads:
 //   receive ("ingest-receive")  takes frames off the ZeroMQ endpoints, validates
-//                           and decodes each one (names interned through the
-//                           decoder's private cache, the EngineHost mutex
-//                           taken only for a new name), prepares it for the
-//                           engine (BatchPreparer: class masks and the union
-//                           of its regions), appends valid frames to the
-//                           journal and queues the batch;
+//                           each one and decodes its header (names interned
+//                           through the decoder's private cache, the
+//                           EngineHost mutex taken only for a new name),
+//                           then decodes and prepares its events for the
+//                           engine in one pass (BatchPreparer::prepare_wire:
+//                           the union of its regions, their timeline block,
+//                           and only the other events copied), appends valid
+//                           frames to the journal and queues the batch;
 //   apply ("ingest-apply")  applies queued batches to the engine, all that
 //                           are waiting under one hold of the EngineHost mutex.
 // The queue holds kQueueSlots decoded batches. When it is full the receive

@@ -12,6 +12,7 @@
 #include "engine/timeline_store.h"
 #include "ingest/decoded_batch.h"
 #include "ingest/name_table.h"
+#include "ingest/wire_events.h"
 
 namespace stallwatch::collector {
 
@@ -48,8 +49,15 @@ class PreparedBatch {
   // does not force the compiler to assume everything else may have changed.
   enum class StoredMask : std::uint8_t {};
 
-  // Whether it was prepared for a batch of `events` events.
+  // Whether it was prepared for a batch of `events` events (a compact
+  // batch's: the events it kept).
   bool matches(std::size_t events) const { return ready_ && masks_.size() == events; }
+  // The batch's events were decoded by prepare_wire() and only those the
+  // engine looks at one by one kept (`special()` lists them all); the
+  // batch is then good only together with this.
+  bool compact() const { return compact_; }
+  // How many events the batch had on the wire, kept or not.
+  std::size_t event_count() const { return event_count_; }
   const std::vector<StoredMask>& masks() const { return masks_; }
   bool regions_ready() const { return regions_ready_; }
   // With regions_ready: the events to look at one by one, by index.
@@ -68,6 +76,8 @@ class PreparedBatch {
   void clear_regions();
   bool ready_ = false;
   bool regions_ready_ = false;
+  bool compact_ = false;
+  std::size_t event_count_ = 0;
   std::uint64_t used_ = 0;  // bit m: spans_[m] is not empty
   std::int64_t min_complete_ts_ = 0;
   std::vector<StoredMask> masks_;
@@ -90,7 +100,18 @@ class BatchPreparer {
 
   void prepare(const DecodedBatch& batch, PreparedBatch& out);
 
+  // Decodes a frame's events and prepares them in the same pass, for the
+  // daemon's receive thread: `batch` (its header from
+  // BatchDecoder::decode_header) receives only the events the engine walks
+  // one by one, so the Complete regions, most of a batch, are never copied
+  // into it. Every event is checked against the protocol rules on the way;
+  // returns whether one broke them (for BatchDecoder::finish; `batch` and
+  // `out` are then unspecified). When the regions cannot be prepared (see
+  // `regions_ready`), decodes every event and prepares as prepare() does.
+  bool prepare_wire(const WireEvents& events, DecodedBatch& batch, PreparedBatch& out);
+
  private:
+  struct Regions;
   std::unique_ptr<detail::ClassCache> classes_;
 };
 

@@ -134,7 +134,8 @@ void Engine::ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatc
     ++impl_->stats.rejected_sources;
     return;
   }
-  impl_->stats.events_processed += batch.events.size();
+  impl_->stats.events_processed +=
+      prepared != nullptr ? prepared->event_count() : batch.events.size();
 }
 
 std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {

@@ -97,6 +97,9 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
     std::int64_t first_time = sent_at;
     for (const Event& ev : batch.events)
       first_time = std::min(first_time, clamp_time(ev.ts_ns));
+    // A compact batch keeps no Complete events: their earliest start.
+    if (prepared != nullptr && prepared->regions_ready())
+      first_time = std::min(first_time, prepared->min_complete_ts());
     const std::int64_t claimed = clamp_time(batch.source.start_ns);
     src->start_ns = claimed > 0 && claimed <= first_time ? claimed : first_time;
     src->next_seq = batch.seq + 1;
@@ -112,7 +115,8 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
   src->last_seen_ns = now_ns;
   last_seen_ns_ = std::max(last_seen_ns_, now_ns);
   src->counters.batches_received += 1;
-  src->counters.events_received += batch.events.size();
+  src->counters.events_received +=
+      prepared != nullptr ? prepared->event_count() : batch.events.size();
   src->counters.agent_dropped += batch.dropped_since_last;
   if (src->finished && !batch.final) src->finished = false;
 
@@ -181,9 +185,11 @@ void RankTracker::apply_prepared(const DecodedBatch& batch, PreparedBatch& prepa
   prepared.move_spans_to(batch_, lower_bound_ns());
   const std::int64_t horizon = horizon_ns_;
   if (prepared.min_complete_ts() < horizon) [[unlikely]] {
+    // The block has every Complete region, with its clamped start.
+    const TimelineBlock& block = prepared.timeline();
     std::uint64_t late = 0;
-    for (const Event& ev : batch.events)
-      late += ev.kind == EventKind::kComplete && clamp_time(ev.ts_ns) < horizon;
+    for (std::size_t i = 0; i < block.size(); ++i)
+      late += block.start_of(i) < horizon;
     src.counters.late_events += late;
   }
   timeline_.add_block(prepared.timeline(), src_index);

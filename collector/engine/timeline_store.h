@@ -7,6 +7,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "engine/event_class.h"
 #include "engine/ring_buffer.h"
 #include "ingest/name_table.h"
@@ -90,9 +94,21 @@ class TimelineBlock {
   // The latest end of the chunk of the last region appended.
   void set_chunk_end(std::int64_t end_ns) { chunk_end_[(size_ - 1) / kChunk] = end_ns; }
 
+  // Appends many regions with the block's state in locals (registers), for
+  // a loop that appends one region per event: append() as above, the chunk
+  // ends kept as it goes. The block is updated by finish(), which must come
+  // before anything else uses it. Needs capacity() >= size() + the regions
+  // appended.
+  class Appender;
+  // A region's names, source and mask as Appender::append takes them.
+  static std::uint64_t pack_ids(NameId cat, NameId name, ClassMask mask) {
+    return pack(cat, name, 0, mask);
+  }
+
   // Region i; its source is OR-ed with `source` (the store's tag for a block
   // prepared without knowing its source).
   TimelineEntry entry(std::size_t i, std::uint16_t source = 0) const;
+  std::int64_t start_of(std::size_t i) const { return entries_[i].start_ns; }
   std::int64_t end_of(std::size_t i) const {
     const Packed& p = entries_[i];
     if (p.duration != kLong) [[likely]]
@@ -141,6 +157,65 @@ class TimelineBlock {
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
   std::vector<LongEnd> longs_;  // by index
+};
+
+class TimelineBlock::Appender {
+ public:
+  explicit Appender(TimelineBlock& block)
+      : block_(block), entries_(block.entries_.get()), size_(block.size_) {
+    if (size_ % kChunk != 0) chunk_max_ = block.chunk_end_[size_ / kChunk];
+  }
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
+
+  // `ids` from pack_ids(); the region's source is 0.
+  [[gnu::always_inline]] void append(std::int64_t start_ns, std::int64_t end_ns, std::uint32_t tid,
+                                     std::uint64_t ids) {
+    Packed& slot = entries_[size_];
+    const std::int64_t length = end_ns - start_ns;
+    std::uint32_t duration = static_cast<std::uint32_t>(length);
+    if (static_cast<std::uint64_t>(length) >= kLong) [[unlikely]] {
+      duration = kLong;
+      block_.longs_.push_back(LongEnd{size_, end_ns});
+    }
+#if defined(__x86_64__)
+    // Non-temporal stores: the block is read back much later, if at all
+    // (most regions leave the timeline unread), so it is written past the
+    // caches, without first reading each line in.
+    static_assert(offsetof(Packed, tid) == 8 && offsetof(Packed, duration) == 12 &&
+                  offsetof(Packed, ids) == 16);
+    auto* words = reinterpret_cast<long long*>(&slot);
+    _mm_stream_si64(words, start_ns);
+    _mm_stream_si64(words + 1, static_cast<long long>(tid | (std::uint64_t{duration} << 32)));
+    _mm_stream_si64(words + 2, static_cast<long long>(ids));
+#else
+    slot.start_ns = start_ns;
+    slot.tid = tid;
+    slot.duration = duration;
+    slot.ids = ids;
+#endif
+    chunk_max_ = end_ns > chunk_max_ ? end_ns : chunk_max_;
+    if (++size_ % kChunk == 0) {
+      block_.chunk_end_[size_ / kChunk - 1] = chunk_max_;
+      chunk_max_ = std::numeric_limits<std::int64_t>::min();
+    }
+  }
+  std::size_t size() const {
+    return size_;
+  }
+  void finish() {
+#if defined(__x86_64__)
+    _mm_sfence();  // the streamed stores are ordered before whatever publishes the block
+#endif
+    block_.size_ = size_;
+    if (size_ % kChunk != 0) block_.chunk_end_[size_ / kChunk] = chunk_max_;
+  }
+
+ private:
+  TimelineBlock& block_;
+  Packed* const entries_;
+  std::size_t size_;
+  std::int64_t chunk_max_ = std::numeric_limits<std::int64_t>::min();
 };
 
 // The raw closed regions and marks of one rank for the timeline view, as

@@ -2,6 +2,9 @@
 
 #include <stallwatch/protocol.h>
 
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -31,10 +34,32 @@ void decode_source(const wire::Source& from, SourceInfo& to) {
   to.device_source = static_cast<DeviceSource>(from.device_source());
 }
 
+// WireEvents reads the generated struct's bytes as a WireEvent.
+static_assert(sizeof(wire::Event) == sizeof(WireEvent) && alignof(wire::Event) <= 8);
+static_assert(std::endian::native == std::endian::little,
+              "WireEvent reads the wire's little-endian scalars in place");
+
+bool wire_event_layout_matches() {
+  const wire::Event probe(1, 2, 3, 4, 5, 6, 7, wire::EventKind::Counter, 9);
+  WireEvent e;
+  std::memcpy(&e, &probe, sizeof(e));
+  return e.ts_ns == 1 && e.dur_ns == 2 && e.value == 3 && e.region_id == 4 && e.tid == 5 &&
+         e.cat == 6 && e.name == 7 &&
+         e.kind == static_cast<std::uint8_t>(wire::EventKind::Counter) && e.flags == 9;
+}
+
 }  // namespace
 
 BatchDecoder::BatchDecoder(NameTable& names, std::mutex* names_mutex)
-    : names_(names), names_mutex_(names_mutex), string_ids_(std::size_t{1} << 16, 0) {}
+    : names_(names), names_mutex_(names_mutex), string_ids_(std::size_t{1} << 16, 0) {
+  // A build whose generated code disagrees with WireEvent would misread
+  // every event: refuse to run at all.
+  static const bool layout_ok = wire_event_layout_matches();
+  if (!layout_ok) {
+    std::fputs("stallwatch: WireEvent does not match the generated wire::Event layout\n", stderr);
+    std::abort();
+  }
+}
 
 std::span<const std::uint8_t> BatchDecoder::aligned(std::span<const std::uint8_t> frame) {
   if (reinterpret_cast<std::uintptr_t>(frame.data()) % FrameValidator::kFrameAlignment == 0) {
@@ -63,8 +88,8 @@ NameId BatchDecoder::intern(std::string_view name) {
   return id;
 }
 
-std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> frame,
-                                               DecodedBatch& out) {
+std::optional<FrameError> BatchDecoder::decode_header(std::span<const std::uint8_t> frame,
+                                                      DecodedBatch& out, WireEvents& events) {
   ++stats_.frames_received;
   stats_.bytes_received += frame.size();
   // Oversized frames are rejected before anything is copied.
@@ -77,42 +102,22 @@ std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> fra
   const wire::Batch& batch = *wire::GetBatch(frame.data());
   const auto* strings = batch.strings();
   const std::size_t string_count = strings == nullptr ? 0 : strings->size();
-  const auto* events = batch.events();
-  const std::size_t count = events == nullptr ? 0 : events->size();
+  const auto* wire_events = batch.events();
 
   // A valid frame may name strings that no event uses; they are interned like
   // the rest, so interning before the events are checked admits nothing new.
-  // string_ids_ has an entry for every 16-bit index, so the copy below can
-  // look up an index before it is known to be in range.
+  // string_ids_ has an entry for every 16-bit index, so an event's index can
+  // be looked up before it is known to be in range.
   for (std::size_t i = 0; i < string_count; ++i) {
     const flatbuffers::String* str = strings->Get(static_cast<flatbuffers::uoffset_t>(i));
     string_ids_[i] = intern(std::string_view(str->data(), str->size()));
   }
 
-  // The per-event rules are checked as the events are copied: one pass.
-  out.events.resize(count);
-  const FrameValidator::EventLimits limits(string_count, batch.sent_at_ns());
-  bool bad = false;
-  for (std::size_t i = 0; i < count; ++i) {
-    const wire::Event& from = *events->Get(static_cast<flatbuffers::uoffset_t>(i));
-    bad |= limits.bad(from);
-    Event& to = out.events[i];
-    to.ts_ns = from.ts_ns();
-    to.dur_ns = from.dur_ns();
-    to.value = from.value();
-    to.region_id = from.region_id();
-    to.tid = from.tid();
-    to.cat = string_ids_[from.cat()];
-    to.name = string_ids_[from.name()];
-    to.kind = static_cast<EventKind>(from.kind());
-    to.flags = from.flags();
-  }
-  if (bad) {
-    auto error = FrameValidator::first_bad_event(frame);
-    if (!error) error = FrameError{FrameErrorReason::kSemantic, "an event breaks a protocol rule"};
-    ++stats_.invalid(error->reason);
-    return error;
-  }
+  events.bytes_ = wire_events == nullptr ? nullptr : wire_events->Data();
+  events.size_ = wire_events == nullptr ? 0 : wire_events->size();
+  events.ids_ = string_ids_.data();
+  events.limits_ = FrameValidator::EventLimits(string_count, batch.sent_at_ns());
+  events.frame_ = frame;
 
   out.protocol_version = batch.protocol_version();
   decode_source(*batch.source(), out.source);
@@ -120,8 +125,35 @@ std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> fra
   out.sent_at_ns = batch.sent_at_ns();
   out.dropped_since_last = batch.dropped_since_last();
   out.final = batch.final();
-  stats_.events_received += count;
   return std::nullopt;
+}
+
+std::optional<FrameError> BatchDecoder::finish(const WireEvents& events, bool any_bad) {
+  if (any_bad) {
+    auto error = FrameValidator::first_bad_event(events.frame_);
+    if (!error) error = FrameError{FrameErrorReason::kSemantic, "an event breaks a protocol rule"};
+    ++stats_.invalid(error->reason);
+    return error;
+  }
+  stats_.events_received += events.size();
+  return std::nullopt;
+}
+
+std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> frame,
+                                               DecodedBatch& out) {
+  WireEvents events;
+  if (auto error = decode_header(frame, out, events)) return error;
+  // The per-event rules are checked as the events are copied: one pass.
+  const std::size_t count = events.size();
+  out.events.resize(count);
+  Event* const to = out.events.data();
+  bool bad = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    const WireEvent e = events.raw(i);
+    bad |= events.bad(e);
+    to[i] = events.event(e);
+  }
+  return finish(events, bad);
 }
 
 }  // namespace stallwatch::collector

@@ -15,6 +15,7 @@
 #include "ingest/frame_error.h"
 #include "ingest/ingest_stats.h"
 #include "ingest/name_table.h"
+#include "ingest/wire_events.h"
 
 namespace stallwatch::collector {
 
@@ -23,7 +24,8 @@ namespace stallwatch::collector {
 // the caller's reused DecodedBatch, with the batch's names interned in the
 // NameTable so that events carry collector-wide NameIds. The per-event rules
 // are checked in the same pass that copies the events (FrameValidator::
-// EventLimits), so a frame's events are read once.
+// EventLimits), so a frame's events are read once. decode_header() and
+// finish() let a caller make that pass itself.
 //
 // The daemon's ingest loop feeds it every frame from the Receiver (see the
 // wiring at the top of ingest/receiver.h) and hands accepted batches to the
@@ -52,6 +54,25 @@ class BatchDecoder {
   // On success fills `out` (replacing its previous content) and returns
   // nullopt. On failure returns why; `out` is then unspecified.
   std::optional<FrameError> decode(std::span<const std::uint8_t> frame, DecodedBatch& out);
+
+  // decode() in two parts, for a caller that reads the events itself
+  // (WireEvents, ingest/wire_events.h) instead of taking a copy of each:
+  //
+  //   WireEvents events;
+  //   if (auto error = decoder.decode_header(frame, batch, events)) return *error;
+  //   bool bad = false;
+  //   for (std::size_t i = 0; i < events.size(); ++i) bad |= events.bad(events.raw(i)); ...
+  //   if (auto error = decoder.finish(events, bad)) return *error;
+  //
+  // decode_header() runs everything but the per-event rules and fills `out`
+  // except out.events, which it leaves as they were. finish() counts the
+  // frame: with `any_bad` (some event broke a rule) it finds which and
+  // returns why, counted as invalid; otherwise its events count as received.
+  // Every frame given to decode_header() is counted once, by it when it
+  // rejects the frame, else by finish().
+  std::optional<FrameError> decode_header(std::span<const std::uint8_t> frame, DecodedBatch& out,
+                                          WireEvents& events);
+  std::optional<FrameError> finish(const WireEvents& events, bool any_bad);
 
   const IngestStats& stats() const { return stats_; }
 

@@ -74,12 +74,17 @@ class FrameValidator {
     // True when `event` breaks a rule.
     template <typename Event>
     bool bad(const Event& event) const {
-      unsigned broken = event.cat() >= string_count;
-      broken |= event.name() >= string_count;
-      broken |= static_cast<std::uint64_t>(event.kind()) > kMaxKind;
-      broken |=
-          static_cast<std::uint64_t>(event.dur_ns()) > static_cast<std::uint64_t>(kMaxDurationNs);
-      broken |= static_cast<std::uint64_t>(event.ts_ns()) - ts_low > kTsSpan;
+      return bad(event.cat(), event.name(), static_cast<std::uint64_t>(event.kind()),
+                 event.dur_ns(), event.ts_ns());
+    }
+    // The same for an event's fields.
+    bool bad(std::uint64_t cat, std::uint64_t name, std::uint64_t kind, std::int64_t dur_ns,
+             std::int64_t ts_ns) const {
+      unsigned broken = cat >= string_count;
+      broken |= name >= string_count;
+      broken |= kind > kMaxKind;
+      broken |= static_cast<std::uint64_t>(dur_ns) > static_cast<std::uint64_t>(kMaxDurationNs);
+      broken |= static_cast<std::uint64_t>(ts_ns) - ts_low > kTsSpan;
       return broken != 0;
     }
   };

@@ -5,14 +5,22 @@
 //     FrameValidator::validate agree on every input: both accept it, or both
 //     reject it for the same reason with the same words;
 //   - every accepted frame survives a round trip: re-encoded by BatchEncoder
-//     and decoded again, it gives the same batch.
+//     and decoded again, it gives the same batch;
+//   - stallwatchd's path (decode_header, then BatchPreparer::prepare_wire
+//     decoding and preparing the events in one pass, then finish) accepts and
+//     rejects exactly the same frames with the same words, and for an
+//     accepted frame keeps exactly the events BatchPreparer::prepare lists
+//     for the whole batch (all of them when the regions are not ready).
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
+#include "engine/batch_preparer.h"
+#include "engine/event_class.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_encoder.h"
 #include "ingest/frame_validator.h"
@@ -26,6 +34,11 @@ using stallwatch::collector::DecodedBatch;
 using stallwatch::collector::FrameValidator;
 using stallwatch::collector::NameTable;
 
+using stallwatch::collector::BatchPreparer;
+using stallwatch::collector::ClassMapping;
+using stallwatch::collector::PreparedBatch;
+using stallwatch::collector::WireEvents;
+
 struct FuzzState {
   NameTable names{1u << 16, 16u << 20};  // bounded: the fuzzer runs millions of inputs
   BatchDecoder decoder{names};
@@ -33,7 +46,47 @@ struct FuzzState {
   DecodedBatch batch;
   DecodedBatch again;
   std::vector<std::uint64_t> aligned;  // the validator wants an 8-byte aligned frame
+  // The daemon's path, with its own decoder (the same names).
+  ClassMapping mapping = ClassMapping::defaults();
+  BatchDecoder wire_decoder{names};
+  BatchPreparer preparer{mapping, names, nullptr};
+  DecodedBatch wire_batch;
+  PreparedBatch wire_prepared;
+  PreparedBatch prepared;
 };
+
+// stallwatchd's receive path agrees with decode() on `data`.
+void check_wire_path(FuzzState& state, const std::uint8_t* data, std::size_t size,
+                     const std::optional<stallwatch::collector::FrameError>& decoded) {
+  WireEvents events;
+  auto error = state.wire_decoder.decode_header({data, size}, state.wire_batch, events);
+  if (!error) {
+    const bool bad = state.preparer.prepare_wire(events, state.wire_batch, state.wire_prepared);
+    error = state.wire_decoder.finish(events, bad);
+  }
+  if (error.has_value() != decoded.has_value()) std::abort();
+  if (error) {
+    if (error->reason != decoded->reason || error->detail != decoded->detail) std::abort();
+    return;
+  }
+  const PreparedBatch& w = state.wire_prepared;
+  if (w.event_count() != state.batch.events.size()) std::abort();
+  if (!w.matches(state.wire_batch.events.size())) std::abort();
+  state.preparer.prepare(state.batch, state.prepared);
+  if (w.regions_ready() != state.prepared.regions_ready() || w.compact() != w.regions_ready())
+    std::abort();
+  if (!w.compact()) {
+    if (!(state.wire_batch.events == state.batch.events)) std::abort();
+    return;
+  }
+  const auto& special = state.prepared.special();
+  if (state.wire_batch.events.size() != special.size()) std::abort();
+  for (std::size_t k = 0; k < special.size(); ++k) {
+    if (!(state.wire_batch.events[k] == state.batch.events[special[k]])) std::abort();
+    if (w.masks()[k] != state.prepared.masks()[special[k]]) std::abort();
+  }
+  if (w.min_complete_ts() != state.prepared.min_complete_ts()) std::abort();
+}
 
 }  // namespace
 
@@ -45,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto validated =
       FrameValidator::validate({reinterpret_cast<const std::uint8_t*>(state.aligned.data()), size});
   if (decoded.has_value() != validated.has_value()) std::abort();
+  check_wire_path(state, data, size, decoded);
   if (decoded) {
     if (decoded->reason != validated->reason || decoded->detail != validated->detail) std::abort();
     return 0;

@@ -8,32 +8,61 @@
 #include <mutex>
 #include <thread>
 
+#include "ingest/batch_decoder.h"
+#include "ingest/batch_encoder.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
 namespace {
 
-// Two engines over one name table: `plain` takes batches as they are,
-// `prepared` through a BatchPreparer.
+// Three engines over one name table: `plain` takes batches as they are,
+// `prepared` through a BatchPreparer, `wire` as stallwatchd does: each
+// batch encoded as a frame, its header decoded, its events decoded and
+// prepared in one pass (BatchPreparer::prepare_wire).
 struct Twin {
   explicit Twin(const EngineConfig& config = small_config())
-      : plain(config, names), prepared(config, names) {}
+      : plain(config, names), prepared(config, names), wire(config, names) {}
 
   BatchBuilder source(std::int32_t pid, ProcessRole role = ProcessRole::kMain) {
     return BatchBuilder(names, "job", 0, pid, role);
   }
-  // Returns whether the prepared regions were usable.
+  // Returns whether the prepared regions were usable (on both prepared paths).
   bool send(const DecodedBatch& b) {
     plain.ingest(b, b.sent_at_ns);
     preparer.prepare(b, prep);
     const bool ready = prep.regions_ready();
     prepared.ingest(b, b.sent_at_ns, &prep);
+
+    const EncodedFrame frame = encoder.encode(b, names);
+    EXPECT_TRUE(frame.ok()) << frame.error;
+    WireEvents events;
+    EXPECT_FALSE(decoder.decode_header(frame.bytes, wire_batch, events));
+    EXPECT_FALSE(decoder.finish(events, wire_preparer.prepare_wire(events, wire_batch, wire_prep)));
+    EXPECT_EQ(wire_prep.regions_ready(), ready);
+    // Compact exactly when the regions are ready; the batch keeps only the
+    // events the engine walks one by one.
+    EXPECT_EQ(wire_prep.compact(), ready);
+    EXPECT_EQ(wire_prep.event_count(), b.events.size());
+    if (ready) {
+      EXPECT_EQ(wire_batch.events.size(), prep.special().size());
+    } else {
+      EXPECT_EQ(wire_batch.events, b.events);
+    }
+    wire.ingest(wire_batch, b.sent_at_ns, &wire_prep);
     return ready;
   }
-  // Every window of rank 0 and its counters and timeline are the same in both.
+  // Every window of rank 0 and its counters and timeline are the same in all three.
   void expect_same(std::int64_t now) {
+    {
+      SCOPED_TRACE("prepared");
+      expect_same(prepared, now);
+    }
+    SCOPED_TRACE("wire");
+    expect_same(wire, now);
+  }
+  void expect_same(Engine& other, std::int64_t now) {
     auto a = plain.tick(now);
-    auto b = prepared.tick(now);
+    auto b = other.tick(now);
     const RankSnapshot* x = find_rank(*a, "job", 0);
     const RankSnapshot* y = find_rank(*b, "job", 0);
     ASSERT_NE(x, nullptr);
@@ -56,10 +85,12 @@ struct Twin {
       EXPECT_EQ(p.data_stall_seconds, q.data_stall_seconds);
       EXPECT_EQ(p.steps, q.steps);
     }
+    EXPECT_EQ(x->counters.events_received, y->counters.events_received);
     EXPECT_EQ(x->counters.late_events, y->counters.late_events);
     EXPECT_EQ(x->counters.unpaired_events, y->counters.unpaired_events);
+    EXPECT_EQ(a->stats.events_processed, b->stats.events_processed);
     const auto ta = plain.timeline("job", 0, 3600);
-    const auto tb = prepared.timeline("job", 0, 3600);
+    const auto tb = other.timeline("job", 0, 3600);
     ASSERT_TRUE(ta && tb);
     EXPECT_EQ(ta->truncated, tb->truncated);
     ASSERT_EQ(ta->regions.size(), tb->regions.size());
@@ -89,8 +120,14 @@ struct Twin {
   NameTable names;
   Engine plain;
   Engine prepared;
+  Engine wire;
   BatchPreparer preparer = prepared.make_preparer(nullptr);
   PreparedBatch prep;
+  BatchEncoder encoder;
+  BatchDecoder decoder{names};
+  BatchPreparer wire_preparer = wire.make_preparer(nullptr);
+  DecodedBatch wire_batch;
+  PreparedBatch wire_prep;
   std::size_t last_timeline_regions = 0;
   bool last_truncated = false;
 };
@@ -159,6 +196,48 @@ TEST(BatchPreparer, RegionsPastSentAtFallBackToTheEnginesPath) {
   t.expect_same(kT0 + ms(40));
 }
 
+// A frame with an event that breaks a protocol rule, met in the middle of
+// the one-pass decode: rejected and counted once, and nothing it filled in
+// (region unions, timeline, kept events) leaks into the next batch.
+TEST(BatchPreparer, AFrameWithABadEventIsRejectedAndLeavesNothingBehind) {
+  Twin t;
+  auto main = t.source(100);
+  const auto good = [&](std::int64_t at) {
+    main.complete("POSIX", "read", at, ms(2), 7).complete("compute", "forward", at + ms(1), ms(3));
+    EXPECT_TRUE(t.send(main.take(at + ms(10))));
+  };
+  good(kT0);
+  good(kT0 + ms(10));
+  // Kernels where no good batch has any, then an event over 24 h.
+  main.complete("gpu", "gemm", kT0 + ms(21), ms(1), 5)
+      .complete("POSIX", "read", kT0 + ms(26), ms(2), 7)
+      .mark("step", kT0 + ms(21), 1)
+      .complete("compute", "forward", kT0 + ms(22), ms(25LL * 3600 * 1000))
+      .complete("gpu", "gemm", kT0 + ms(23), ms(1), 5);
+  const DecodedBatch bad = main.take(kT0 + ms(30));
+  const EncodedFrame frame = t.encoder.encode(bad, t.names);
+  ASSERT_TRUE(frame.ok());
+  WireEvents events;
+  ASSERT_FALSE(t.decoder.decode_header(frame.bytes, t.wire_batch, events));
+  EXPECT_TRUE(t.wire_preparer.prepare_wire(events, t.wire_batch, t.wire_prep));
+  EXPECT_FALSE(t.wire_prep.matches(t.wire_batch.events.size()));
+  const auto error = t.decoder.finish(events, true);
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->reason, FrameErrorReason::kSemantic);
+  EXPECT_NE(error->detail.find("event 3"), std::string::npos) << error->detail;
+  EXPECT_EQ(t.decoder.stats().frames_received, 3u);
+  EXPECT_EQ(t.decoder.stats().invalid_total(), 1u);
+  EXPECT_EQ(t.decoder.stats().events_received, 4u);
+
+  // The same preparer and batches carry on with good frames; the lost
+  // batch shows as a gap in every engine alike.
+  for (int i = 0; i < 4; ++i)
+    good(kT0 + ms(30 + 10 * i));
+  EXPECT_EQ(t.decoder.stats().frames_received, 7u);
+  EXPECT_EQ(t.decoder.stats().events_received, 12u);
+  t.expect_same(kT0 + ms(90));
+}
+
 TEST(BatchPreparer, LateAndReorderedBatchesAreClippedAlike) {
   Twin t;
   auto main = t.source(100);
@@ -195,7 +274,7 @@ TEST(BatchPreparer, AMismatchedPreparationIsIgnored) {
   t.prepared.ingest(first, first.sent_at_ns);
   t.plain.ingest(second, second.sent_at_ns);
   t.prepared.ingest(second, second.sent_at_ns, &t.prep);
-  t.expect_same(kT0 + ms(20));
+  t.expect_same(t.prepared, kT0 + ms(20));
 }
 
 // The prepared timeline block holds the batch's Complete regions in order,
