@@ -69,15 +69,6 @@ class TimelineBlock {
 
   // Appends a region; needs capacity() > size().
   [[gnu::always_inline]] void append(const TimelineEntry& e) {
-    const std::size_t i = size_;
-    append_unchunked(e);
-    std::int64_t& chunk = chunk_end_[i / kChunk];
-    chunk = i % kChunk == 0 || e.end_ns > chunk ? e.end_ns : chunk;
-  }
-  // append() for a caller that keeps the latest end of the current chunk
-  // itself (in a register) and hands it to set_chunk_end() when the chunk
-  // is full and after its last region.
-  [[gnu::always_inline]] void append_unchunked(const TimelineEntry& e) {
     const std::size_t i = size_++;
     Packed& slot = entries_[i];
     const std::int64_t length = e.end_ns - e.start_ns;
@@ -90,9 +81,9 @@ class TimelineBlock {
     slot.start_ns = e.start_ns;
     slot.tid = e.tid;
     slot.ids = pack(e.cat, e.name, e.source, e.mask);
+    std::int64_t& chunk = chunk_end_[i / kChunk];
+    chunk = i % kChunk == 0 || e.end_ns > chunk ? e.end_ns : chunk;
   }
-  // The latest end of the chunk of the last region appended.
-  void set_chunk_end(std::int64_t end_ns) { chunk_end_[(size_ - 1) / kChunk] = end_ns; }
 
   // Appends many regions with the block's state in locals (registers), for
   // a loop that appends one region per event: append() as above, the chunk
