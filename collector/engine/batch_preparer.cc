@@ -180,7 +180,8 @@ bool BatchPreparer::prepare_wire(const WireEvents& events, DecodedBatch& batch,
       return true;
     }
     if (!regions.finish(out, batch.sent_at_ns)) {
-      // A region past sent_at: the engine walks the whole batch.
+      // A region past sent_at: the engine walks the whole batch (its rules
+      // were checked above).
       events.decode_all(batch.events);
       prepare(batch, out);
       return false;

@@ -191,9 +191,6 @@ class TimelineBlock::Appender {
       chunk_max_ = std::numeric_limits<std::int64_t>::min();
     }
   }
-  std::size_t size() const {
-    return size_;
-  }
   void finish() {
 #if defined(__x86_64__)
     _mm_sfence();  // the streamed stores are ordered before whatever publishes the block

@@ -144,16 +144,7 @@ std::optional<FrameError> BatchDecoder::decode(std::span<const std::uint8_t> fra
   WireEvents events;
   if (auto error = decode_header(frame, out, events)) return error;
   // The per-event rules are checked as the events are copied: one pass.
-  const std::size_t count = events.size();
-  out.events.resize(count);
-  Event* const to = out.events.data();
-  bool bad = false;
-  for (std::size_t i = 0; i < count; ++i) {
-    const WireEvent e = events.raw(i);
-    bad |= events.bad(e);
-    to[i] = events.event(e);
-  }
-  return finish(events, bad);
+  return finish(events, events.decode_all(out.events));
 }
 
 }  // namespace stallwatch::collector

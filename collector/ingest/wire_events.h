@@ -66,11 +66,18 @@ class WireEvents {
     to.flags = e.flags;
     return to;
   }
-  // Every event, as decode() copies them (without the rule check).
-  void decode_all(std::vector<Event>& out) const {
+  // Every event, as decode() copies them; checks the rules on the way and
+  // returns whether one was broken.
+  bool decode_all(std::vector<Event>& out) const {
     out.resize(size_);
-    for (std::size_t i = 0; i < size_; ++i)
-      out[i] = event(raw(i));
+    Event* const to = out.data();
+    bool broken = false;
+    for (std::size_t i = 0; i < size_; ++i) {
+      const WireEvent e = raw(i);
+      broken |= bad(e);
+      to[i] = event(e);
+    }
+    return broken;
   }
 
  private:

@@ -223,7 +223,7 @@ TEST(BatchCodecTest, HeaderThenEventsMatchesDecode) {
     EXPECT_EQ(events.name_id(e.name), want.events[i].name);
   }
   EXPECT_FALSE(bad);
-  events.decode_all(got.events);
+  EXPECT_FALSE(events.decode_all(got.events));
   EXPECT_EQ(got, want);
   EXPECT_EQ(parts.stats().frames_received, 1u);
   EXPECT_EQ(parts.stats().events_received, 0u);  // not before finish()
@@ -241,6 +241,7 @@ TEST(BatchCodecTest, HeaderThenEventsMatchesDecode) {
   for (std::size_t i = 0; i < events.size(); ++i)
     bad |= events.bad(events.raw(i));
   EXPECT_TRUE(bad);
+  EXPECT_TRUE(events.decode_all(got.events));  // the copy checks the rules too
   const auto parts_error = parts.finish(events, bad);
   ASSERT_TRUE(parts_error);
   EXPECT_EQ(parts_error->reason, whole_error->reason);
