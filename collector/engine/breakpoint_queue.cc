@@ -11,12 +11,23 @@ constexpr std::uint64_t kMaxOffset = std::numeric_limits<std::uint32_t>::max();
 }  // namespace
 
 void BreakpointQueue::add_block() {
-  blocks_.push_back(spare_ ? std::move(spare_) : std::make_unique<Block>());
+  if (spares_.empty()) {
+    blocks_.push_back(std::make_unique<Block>());
+    ++blocks_allocated_;
+    return;
+  }
+  blocks_.push_back(std::move(spares_.back()));
+  spares_.pop_back();
 }
 
 void BreakpointQueue::recycle(std::unique_ptr<Block> b) {
   make_narrow(*b);
-  if (!spare_) spare_ = std::move(b);
+  spares_.push_back(std::move(b));
+}
+
+void BreakpointQueue::trim_spares() {
+  const std::size_t keep = std::max<std::size_t>(1, blocks_.size());
+  if (spares_.size() > keep) spares_.resize(keep);
 }
 
 void BreakpointQueue::make_narrow(Block& b) {
@@ -147,6 +158,7 @@ void BreakpointQueue::release_unused() {
     recycle(std::move(blocks_.back()));
     blocks_.pop_back();
   }
+  trim_spares();
 }
 
 void BreakpointQueue::drop_front(std::size_t n) {
@@ -166,6 +178,7 @@ void BreakpointQueue::drop_front(std::size_t n) {
     recycle(std::move(blocks_[b]));
   blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(emptied));
   head_ -= emptied * kBlock;
+  trim_spares();
 }
 
 }  // namespace stallwatch::collector::detail

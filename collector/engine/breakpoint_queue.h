@@ -26,9 +26,10 @@ struct Breakpoint {
 // breakpoint may be marked as starting at the beginning of time (kMinTime)
 // without touching the encoding.
 //
-// Appending never moves what is kept; a block emptied at the front is kept
-// as the one spare for the back, so a queue that slides along the time line
-// stops allocating once it has reached its working size.
+// Appending never moves what is kept; blocks emptied at the front are kept
+// as spares for the back (at most as many as are in use), so a queue that
+// slides along the time line stops allocating once it has reached its
+// working size, even when a batch's worth of blocks goes at once.
 //
 // Times must be pushed in non-decreasing order. Single-threaded; owned by one
 // CoverageMap.
@@ -64,9 +65,11 @@ class BreakpointQueue {
   // Drops the first n.
   void drop_front(std::size_t n);
 
+  // Blocks allocated so far, spares reused not counted.
+  std::size_t blocks_allocated() const { return blocks_allocated_; }
   std::size_t bytes() const {
-    return (blocks_.size() + (spare_ ? 1 : 0)) * sizeof(Block) +
-           blocks_.capacity() * sizeof(std::unique_ptr<Block>) +
+    return (blocks_.size() + spares_.size()) * sizeof(Block) +
+           (blocks_.capacity() + spares_.capacity()) * sizeof(std::unique_ptr<Block>) +
            wide_blocks_ * kBlock * sizeof(std::int64_t);
   }
 
@@ -81,18 +84,21 @@ class BreakpointQueue {
   };
 
   void add_block();
-  // Keeps `b` as the spare, or frees it.
+  // Keeps `b` as a spare.
   void recycle(std::unique_ptr<Block> b);
+  // Frees the spares beyond the number of blocks in use.
+  void trim_spares();
   // Gives back the blocks after the one the next push_back writes to.
   void release_unused();
   void make_wide(Block& b, std::size_t slots);
   void make_narrow(Block& b);
 
   std::vector<std::unique_ptr<Block>> blocks_;
-  std::unique_ptr<Block> spare_;
-  std::size_t head_ = 0;  // index of the first breakpoint in blocks_[0]
+  std::vector<std::unique_ptr<Block>> spares_;  // narrow, for add_block()
+  std::size_t head_ = 0;                        // index of the first breakpoint in blocks_[0]
   std::size_t size_ = 0;
   std::size_t wide_blocks_ = 0;  // blocks holding full times
+  std::size_t blocks_allocated_ = 0;
   bool front_is_min_ = false;
 };
 

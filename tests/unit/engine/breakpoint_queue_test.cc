@@ -101,6 +101,41 @@ TEST(BreakpointQueue, BlocksAreGivenBackAsItSlides) {
   EXPECT_LT(q.bytes(), 4u * 5000u);
 }
 
+// A rank's queue takes a batch's worth of blocks at the back and gives a
+// batch's worth back at the front: the blocks given back serve the next
+// batch (its memory stays flat), and go when the queue empties.
+TEST(BreakpointQueue, ReusesTheBlocksOfABatchDroppedAtOnce) {
+  BreakpointQueue q;
+  std::int64_t t = 0;
+  const auto push = [&](int n) {
+    std::vector<Breakpoint> add;
+    for (int i = 0; i < n; ++i)
+      add.push_back(Breakpoint{t++, static_cast<ClassMask>(1 + i % 2)});
+    q.append(add);
+  };
+  constexpr int kBatch = 10 * 512;
+  push(20 * 512);
+  std::size_t steady = 0;
+  std::size_t allocated = 0;
+  for (int round = 0; round < 40; ++round) {
+    push(kBatch);
+    q.drop_front(kBatch);
+    if (round == 1) {
+      steady = q.bytes();
+      allocated = q.blocks_allocated();
+    }
+    ASSERT_EQ(q.size(), 20u * 512u);
+  }
+  EXPECT_EQ(q.blocks_allocated(), allocated);
+  EXPECT_EQ(q.bytes(), steady);
+  // In use: 20 or 21 blocks; kept for the next batch: at most as many.
+  EXPECT_LT(steady, 2u * 22u * (512u * 5u + 64u));
+  EXPECT_EQ(q.time(0), 40 * kBatch);
+  EXPECT_EQ(q.back().t, t - 1);
+  q.drop_front(q.size());
+  EXPECT_LT(q.bytes(), 4u * 5000u);
+}
+
 // Random pushes, appends, truncations, drops, front marks and copies against
 // a deque, with gaps short and long enough to need full-width times.
 TEST(BreakpointQueue, MatchesADequeUnderRandomOperations) {
