@@ -79,6 +79,7 @@ struct Engine::Impl {
   NameTable& names;
   detail::ClassCache classes;
   detail::BatchCoverage batch;  // scratch of RankTracker::ingest
+  detail::TimelineBlockPool blocks;  // likewise
   detail::SpecialNames special;
   std::vector<std::int64_t> windows_ns;
   std::size_t verdict_index = 0;
@@ -108,7 +109,8 @@ detail::RankTracker* Engine::Impl::find_or_create(const SourceInfo& s, std::int6
     ++stats.evicted_ranks;
   }
   auto tracker =
-      std::make_unique<detail::RankTracker>(s.job, s.rank, config, classes, batch, special);
+      std::make_unique<detail::RankTracker>(s.job, s.rank, config, classes, batch, blocks,
+                                              special);
   last = tracker.get();
   ranks.emplace(RankKey{s.job, s.rank}, std::move(tracker));
   return last;
@@ -157,7 +159,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   snap->verdict_window_ns = m.config.verdict_window_ns;
   snap->verdict_window_index = m.verdict_index;
   std::uint64_t sources = 0;
-  std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes();
+  std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes();
   for (auto& [key, tracker] : m.ranks) {
     if (snap->jobs.empty() || snap->jobs.back().job != key.first) {
       snap->jobs.emplace_back().job = key.first;

@@ -39,12 +39,14 @@ DeviceSignal device_signal(const std::vector<SourceTracker>& sources) {
 }  // namespace
 
 RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig& config,
-                         ClassCache& classes, BatchCoverage& batch, const SpecialNames& names)
+                         ClassCache& classes, BatchCoverage& batch, TimelineBlockPool& blocks,
+                         const SpecialNames& names)
     : job_(std::move(job)),
       rank_(rank),
       config_(config),
       classes_(classes),
       batch_(batch),
+      blocks_(blocks),
       names_(names),
       res_(config.resolution_ns),
       history_(static_cast<std::size_t>((config.history_ns + config.resolution_ns - 1) /
@@ -137,7 +139,10 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
   src->watermark_ns = std::max(src->watermark_ns, sent_at);
   watermark_ns_ = std::max(watermark_ns_, src->watermark_ns);
   if (batch.final) finish_source(*src, static_cast<std::uint16_t>(index), sent_at);
-  timeline_.trim(prepared != nullptr ? &prepared->timeline() : nullptr);
+  // The storage of the blocks dropped goes to the pool, and from there to
+  // the prepared batch whose block the timeline just adopted.
+  timeline_.trim(&blocks_);
+  if (prepared != nullptr) blocks_.refill(prepared->timeline());
   flush_intervals();
   refresh_rank_state();
 

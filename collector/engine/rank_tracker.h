@@ -82,7 +82,7 @@ struct SourceTracker {
 class RankTracker {
  public:
   RankTracker(std::string job, std::int32_t rank, const EngineConfig& config, ClassCache& classes,
-              BatchCoverage& batch, const SpecialNames& names);
+              BatchCoverage& batch, TimelineBlockPool& blocks, const SpecialNames& names);
 
   const std::string& job() const { return job_; }
   std::int32_t rank() const { return rank_; }
@@ -194,6 +194,7 @@ class RankTracker {
   const EngineConfig& config_;
   ClassCache& classes_;
   BatchCoverage& batch_;
+  TimelineBlockPool& blocks_;  // the engine's, shared like batch_
   SpecialNames names_;
   std::int64_t res_;
 

@@ -113,27 +113,47 @@ void TimelineStore::add_block(TimelineBlock& block, std::uint16_t source) {
   block = TimelineBlock();
 }
 
-void TimelineStore::pop_front(TimelineBlock* spare) {
+void TimelineBlockPool::give(TimelineBlock&& block) {
+  if (blocks_.size() >= kMaxBlocks || block.capacity() == 0) return;
+  block.clear();
+  blocks_.push_back(std::move(block));
+  block = TimelineBlock();
+}
+
+void TimelineBlockPool::refill(TimelineBlock& to) {
+  if (to.capacity() != 0 || blocks_.empty()) return;
+  to = std::move(blocks_.back());
+  blocks_.pop_back();
+}
+
+std::size_t TimelineBlockPool::bytes() const {
+  std::size_t n = blocks_.capacity() * sizeof(TimelineBlock);
+  for (const TimelineBlock& b : blocks_)
+    n += b.bytes();
+  return n;
+}
+
+void TimelineStore::pop_front(TimelineBlockPool* pool) {
   Held& h = blocks_.front();
   live_ -= h.live();
   if (own_ == &h.block) own_ = nullptr;
   h.block.clear();
   if (h.block.capacity() == kOwnBlock) {
     own_spare_ = std::move(h.block);
-  } else if (spare != nullptr && h.block.capacity() > spare->capacity()) {
-    *spare = std::move(h.block);
+  } else if (pool != nullptr) {
+    pool->give(std::move(h.block));
   }
   blocks_.pop_front();
 }
 
-void TimelineStore::drop_oldest(std::size_t n, TimelineBlock* spare) {
+void TimelineStore::drop_oldest(std::size_t n, TimelineBlockPool* pool) {
   while (n > 0) {
     Held& h = blocks_.front();
     const std::size_t live = h.live();
     if (live <= n) {
       dropped_end_ = std::max(dropped_end_, h.block.max_end(h.begin, h.block.size()));
       n -= live;
-      pop_front(spare);
+      pop_front(pool);
     } else {
       dropped_end_ = std::max(dropped_end_, h.block.max_end(h.begin, h.begin + n));
       h.begin += n;

@@ -206,6 +206,30 @@ class TimelineBlock::Appender {
   std::int64_t chunk_max_ = std::numeric_limits<std::int64_t>::min();
 };
 
+// The storage of blocks that the ranks' timelines dropped whole, kept for
+// the next batches a BatchPreparer fills. A rank's timeline gives back a
+// block's worth of storage per batch only on average (a batch that cuts into
+// the oldest block drops none, the next drops two), so without a pool about
+// every other batch would take a new block from malloc on the preparing
+// thread and free one on the engine's.
+//
+// Single-threaded scratch shared by all ranks of an Engine, like its
+// BatchCoverage; holds at most kMaxBlocks.
+class TimelineBlockPool {
+ public:
+  static constexpr std::size_t kMaxBlocks = 8;
+
+  // Keeps `block`'s storage, emptied, when there is room; else frees it.
+  void give(TimelineBlock&& block);
+  // Moves a block's storage into `to` when `to` has none.
+  void refill(TimelineBlock& to);
+  std::size_t size() const { return blocks_.size(); }
+  std::size_t bytes() const;
+
+ private:
+  std::vector<TimelineBlock> blocks_;
+};
+
 // The raw closed regions and marks of one rank for the timeline view, as
 // they arrived (not clipped, not sorted: the view sorts on a query), every
 // class included. Kept for the last `keep_ns` before the rank's watermark and
@@ -239,10 +263,10 @@ class TimelineStore {
   // Appends all of `block`'s regions, from source `source` (their own source
   // fields are 0), and leaves `block` empty. The bound applies at trim().
   void add_block(TimelineBlock& block, std::uint16_t source);
-  // Drops the oldest regions beyond the bound. `spare`, when given, receives
-  // the storage of a block dropped whole, for the caller to reuse.
-  void trim(TimelineBlock* spare = nullptr) {
-    if (live_ > max_entries_) drop_oldest(live_ - max_entries_, spare);
+  // Drops the oldest regions beyond the bound. `pool`, when given, receives
+  // the storage of the blocks dropped whole, for the next batches to reuse.
+  void trim(TimelineBlockPool* pool = nullptr) {
+    if (live_ > max_entries_) drop_oldest(live_ - max_entries_, pool);
   }
   void add_mark(const TimelineMarkEntry& m) {
     if (marks_.full()) dropped_end_ = std::max(dropped_end_, marks_.front().ts_ns);
@@ -281,10 +305,10 @@ class TimelineStore {
   };
 
   void start_own_block();
-  // Drops the `n` oldest regions for space; the storage of the last block
-  // dropped whole goes to `spare`.
-  void drop_oldest(std::size_t n, TimelineBlock* spare);
-  void pop_front(TimelineBlock* spare);
+  // Drops the `n` oldest regions for space; the storage of the blocks
+  // dropped whole goes to `pool`.
+  void drop_oldest(std::size_t n, TimelineBlockPool* pool);
+  void pop_front(TimelineBlockPool* pool);
 
   std::int64_t keep_ns_;
   std::size_t max_entries_;

@@ -165,18 +165,50 @@ TEST(TimelineStore, SmallOrSparseBlocksAreCopied) {
 TEST(TimelineStore, TrimHandsBackTheStorageOfABlockDroppedWhole) {
   constexpr std::size_t kN = 300;
   TimelineStore store(1'000'000'000, 2 * kN);
-  TimelineBlock spare;
+  TimelineBlockPool pool;
   for (int i = 0; i < 3; ++i) {
     TimelineBlock b = block_of(kN, i * 10'000);
     store.add_block(b, 0);
-    store.trim(&spare);
+    store.trim(&pool);
   }
   EXPECT_EQ(store.region_count(), 2 * kN);
-  EXPECT_EQ(spare.capacity(), kN);  // the first block's
+  ASSERT_EQ(pool.size(), 1u);  // the first block's
+  TimelineBlock spare;
+  pool.refill(spare);
+  EXPECT_EQ(spare.capacity(), kN);
   EXPECT_TRUE(spare.empty());
+  EXPECT_EQ(pool.size(), 0u);
   EXPECT_EQ(store.region(0).start_ns, 10'000);
   EXPECT_TRUE(store.truncated_since(10 * (kN - 1)));  // the last region of the first block
   EXPECT_FALSE(store.truncated_since(10 * (kN - 1) + 5));
+}
+
+// A bound that is not a whole number of blocks: a batch that cuts into the
+// oldest block drops none whole, the next drops two. With the pool, every
+// batch after the first few still finds storage to fill (none allocated),
+// and the pool stays within its bound.
+TEST(TimelineStore, ThePoolFeedsEveryBatchWhenDropsComeInPairs) {
+  constexpr std::size_t kN = 1000;
+  TimelineStore store(std::int64_t{1} << 60, 2 * kN + kN / 2);
+  TimelineBlockPool pool;
+  TimelineBlock next = block_of(kN, 0);
+  std::size_t fresh = 0;
+  for (int i = 1; i <= 40; ++i) {
+    store.add_block(next, 0);
+    EXPECT_EQ(next.capacity(), 0u);  // adopted whole
+    store.trim(&pool);
+    pool.refill(next);
+    EXPECT_LE(pool.size(), TimelineBlockPool::kMaxBlocks);
+    if (next.capacity() == 0) {
+      ++fresh;  // what the preparer would take from malloc
+      next.reserve(kN);
+    }
+    for (std::size_t k = 0; k < kN; ++k)
+      next.append(TimelineEntry{i * 100'000 + static_cast<std::int64_t>(k),
+                                i * 100'000 + static_cast<std::int64_t>(k) + 1});
+  }
+  EXPECT_LE(fresh, 3u);  // only while the store first fills up
+  EXPECT_EQ(store.region_count(), 2 * kN + kN / 2);
 }
 
 // Random adds (one at a time and in blocks of every size), trims and
@@ -197,7 +229,7 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
     std::int64_t ref_dropped = std::numeric_limits<std::int64_t>::min();
     std::int64_t clock = 0;
     std::int64_t watermark = 0;
-    TimelineBlock spare;
+    TimelineBlockPool pool;
     const auto make = [&] {
       clock += static_cast<std::int64_t>(rng() % 40);
       TimelineEntry e = region(clock - static_cast<std::int64_t>(rng() % 30), 0);
@@ -217,9 +249,8 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
         ref.push_back(e);
       } else if (op < 7) {
         const std::size_t n = rng() % 3 == 0 ? rng() % 40 : rng() % 700;
-        TimelineBlock b = std::move(spare);
-        spare = TimelineBlock();
-        b.clear();
+        TimelineBlock b;
+        pool.refill(b);
         b.reserve(n + (rng() % 2 == 0 ? 0 : rng() % (2 * n + 1)));
         const auto source = static_cast<std::uint16_t>(rng() % 5);
         for (std::size_t i = 0; i < n; ++i) {
@@ -230,14 +261,14 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
         }
         store.add_block(b, source);
       } else if (op < 8) {
-        store.trim(&spare);
+        store.trim(&pool);
         while (ref.size() > cap) {
           ref_dropped = std::max(ref_dropped, ref.front().end_ns);
           ref.pop_front();
         }
       } else {
         watermark = std::max(watermark, clock - static_cast<std::int64_t>(rng() % 200));
-        store.trim(&spare);
+        store.trim(&pool);
         while (ref.size() > cap) {
           ref_dropped = std::max(ref_dropped, ref.front().end_ns);
           ref.pop_front();
