@@ -52,7 +52,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       history_(static_cast<std::size_t>((config.history_ns + config.resolution_ns - 1) /
                                         config.resolution_ns),
                config.max_steps_kept),
-      timeline_(config.timeline_ns, config.timeline_max_regions),
+      timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
       gpu_(config.resolution_ns,
            config.windows_ns.empty()
                ? 0
@@ -139,9 +139,9 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
   src->watermark_ns = std::max(src->watermark_ns, sent_at);
   watermark_ns_ = std::max(watermark_ns_, src->watermark_ns);
   if (batch.final) finish_source(*src, static_cast<std::uint16_t>(index), sent_at);
-  // The storage of the blocks dropped goes to the pool, and from there to
-  // the prepared batch whose block the timeline just adopted.
-  timeline_.trim(&blocks_);
+  // The storage of the blocks the timeline dropped went to the pool; from
+  // there to the prepared batch whose block it just adopted.
+  timeline_.trim();
   if (prepared != nullptr) blocks_.refill(prepared->timeline());
   flush_intervals();
   refresh_rank_state();

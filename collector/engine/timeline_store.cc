@@ -87,7 +87,11 @@ void TimelineStore::start_own_block() {
     h.block = std::move(own_spare_);
     own_spare_ = TimelineBlock();
   } else {
-    h.block.reserve(kOwnBlock);
+    if (pool_ != nullptr) pool_->refill_own(h.block);
+    if (h.block.capacity() != kOwnBlock) {
+      h.block.reserve(kOwnBlock);
+      ++own_allocated_;
+    }
   }
   own_ = &h.block;
 }
@@ -113,47 +117,53 @@ void TimelineStore::add_block(TimelineBlock& block, std::uint16_t source) {
   block = TimelineBlock();
 }
 
-void TimelineBlockPool::give(TimelineBlock&& block) {
-  if (blocks_.size() >= kMaxBlocks || block.capacity() == 0) return;
+void TimelineBlockPool::keep(std::vector<TimelineBlock>& list, TimelineBlock&& block) {
+  if (list.size() >= kMaxBlocks || block.capacity() == 0) return;
   block.clear();
-  blocks_.push_back(std::move(block));
+  list.push_back(std::move(block));
   block = TimelineBlock();
 }
 
-void TimelineBlockPool::refill(TimelineBlock& to) {
-  if (to.capacity() != 0 || blocks_.empty()) return;
-  to = std::move(blocks_.back());
-  blocks_.pop_back();
+void TimelineBlockPool::take(std::vector<TimelineBlock>& list, TimelineBlock& to) {
+  if (to.capacity() != 0 || list.empty()) return;
+  to = std::move(list.back());
+  list.pop_back();
 }
 
 std::size_t TimelineBlockPool::bytes() const {
-  std::size_t n = blocks_.capacity() * sizeof(TimelineBlock);
+  std::size_t n = (blocks_.capacity() + own_.capacity()) * sizeof(TimelineBlock);
   for (const TimelineBlock& b : blocks_)
+    n += b.bytes();
+  for (const TimelineBlock& b : own_)
     n += b.bytes();
   return n;
 }
 
-void TimelineStore::pop_front(TimelineBlockPool* pool) {
+void TimelineStore::pop_front() {
   Held& h = blocks_.front();
   live_ -= h.live();
   if (own_ == &h.block) own_ = nullptr;
   h.block.clear();
   if (h.block.capacity() == kOwnBlock) {
-    own_spare_ = std::move(h.block);
-  } else if (pool != nullptr) {
-    pool->give(std::move(h.block));
+    if (own_spare_.capacity() == 0) {
+      own_spare_ = std::move(h.block);
+    } else if (pool_ != nullptr) {
+      pool_->give_own(std::move(h.block));
+    }
+  } else if (pool_ != nullptr) {
+    pool_->give(std::move(h.block));
   }
   blocks_.pop_front();
 }
 
-void TimelineStore::drop_oldest(std::size_t n, TimelineBlockPool* pool) {
+void TimelineStore::drop_oldest(std::size_t n) {
   while (n > 0) {
     Held& h = blocks_.front();
     const std::size_t live = h.live();
     if (live <= n) {
       dropped_end_ = std::max(dropped_end_, h.block.max_end(h.begin, h.block.size()));
       n -= live;
-      pop_front(pool);
+      pop_front();
     } else {
       dropped_end_ = std::max(dropped_end_, h.block.max_end(h.begin, h.begin + n));
       h.begin += n;
@@ -173,7 +183,7 @@ void TimelineStore::expire(std::int64_t watermark_ns) {
       h.begin = keep_from;
       break;
     }
-    pop_front(nullptr);
+    pop_front();
   }
   while (!marks_.empty() && marks_.front().ts_ns < cutoff)
     marks_.pop_front();

@@ -213,21 +213,34 @@ class TimelineBlock::Appender {
 // every other batch would take a new block from malloc on the preparing
 // thread and free one on the engine's.
 //
+// The small blocks a store fills itself (TimelineStore's own) are kept
+// apart, for the stores: each batch starts one after the block it adopted,
+// and drops old ones unevenly too.
+//
 // Single-threaded scratch shared by all ranks of an Engine, like its
-// BatchCoverage; holds at most kMaxBlocks.
+// BatchCoverage; holds at most kMaxBlocks of each kind.
 class TimelineBlockPool {
  public:
   static constexpr std::size_t kMaxBlocks = 8;
 
   // Keeps `block`'s storage, emptied, when there is room; else frees it.
-  void give(TimelineBlock&& block);
+  void give(TimelineBlock&& block) { keep(blocks_, std::move(block)); }
   // Moves a block's storage into `to` when `to` has none.
-  void refill(TimelineBlock& to);
+  void refill(TimelineBlock& to) { take(blocks_, to); }
+  // The same for a store's own blocks.
+  void give_own(TimelineBlock&& block) { keep(own_, std::move(block)); }
+  void refill_own(TimelineBlock& to) { take(own_, to); }
+
   std::size_t size() const { return blocks_.size(); }
+  std::size_t own_size() const { return own_.size(); }
   std::size_t bytes() const;
 
  private:
+  static void keep(std::vector<TimelineBlock>& list, TimelineBlock&& block);
+  static void take(std::vector<TimelineBlock>& list, TimelineBlock& to);
+
   std::vector<TimelineBlock> blocks_;
+  std::vector<TimelineBlock> own_;
 };
 
 // The raw closed regions and marks of one rank for the timeline view, as
@@ -246,15 +259,20 @@ class TimelineStore {
   // Blocks smaller than this are copied into the store's own.
   static constexpr std::size_t kAdoptMin = 256;
 
-  TimelineStore(std::int64_t keep_ns, std::size_t max_entries)
-      : keep_ns_(keep_ns), max_entries_(max_entries < 1 ? 1 : max_entries), marks_(max_entries) {}
+  // `pool`, when given, receives the storage of every block dropped whole,
+  // for the next batches to reuse; it must outlive the store.
+  TimelineStore(std::int64_t keep_ns, std::size_t max_entries, TimelineBlockPool* pool = nullptr)
+      : keep_ns_(keep_ns),
+        max_entries_(max_entries < 1 ? 1 : max_entries),
+        pool_(pool),
+        marks_(max_entries) {}
 
   // Appends a region. The bound on the count applies at trim(); past it by
   // a block's worth, the oldest go now (the same ones trim() would drop),
   // so a block's storage is reused instead of allocated.
   [[gnu::always_inline]] void add_region(const TimelineEntry& e) {
     if (own_ == nullptr || own_->size() == kOwnBlock) [[unlikely]] {
-      if (live_ > max_entries_ + kOwnBlock) drop_oldest(live_ - max_entries_, nullptr);
+      if (live_ > max_entries_ + kOwnBlock) drop_oldest(live_ - max_entries_);
       start_own_block();
     }
     own_->append(e);
@@ -263,10 +281,9 @@ class TimelineStore {
   // Appends all of `block`'s regions, from source `source` (their own source
   // fields are 0), and leaves `block` empty. The bound applies at trim().
   void add_block(TimelineBlock& block, std::uint16_t source);
-  // Drops the oldest regions beyond the bound. `pool`, when given, receives
-  // the storage of the blocks dropped whole, for the next batches to reuse.
-  void trim(TimelineBlockPool* pool = nullptr) {
-    if (live_ > max_entries_) drop_oldest(live_ - max_entries_, pool);
+  // Drops the oldest regions beyond the bound.
+  void trim() {
+    if (live_ > max_entries_) drop_oldest(live_ - max_entries_);
   }
   void add_mark(const TimelineMarkEntry& m) {
     if (marks_.full()) dropped_end_ = std::max(dropped_end_, marks_.front().ts_ns);
@@ -277,6 +294,8 @@ class TimelineStore {
   void expire(std::int64_t watermark_ns);
 
   std::size_t region_count() const { return live_; }
+  // Own blocks allocated so far (storage reused not counted).
+  std::size_t own_blocks_allocated() const { return own_allocated_; }
   // Region i, oldest first (walks the blocks: for tests).
   TimelineEntry region(std::size_t i) const;
   // Calls f(const TimelineEntry&) for each region, oldest first.
@@ -305,18 +324,21 @@ class TimelineStore {
   };
 
   void start_own_block();
-  // Drops the `n` oldest regions for space; the storage of the blocks
-  // dropped whole goes to `pool`.
-  void drop_oldest(std::size_t n, TimelineBlockPool* pool);
-  void pop_front(TimelineBlockPool* pool);
+  // Drops the `n` oldest regions for space.
+  void drop_oldest(std::size_t n);
+  // Drops the oldest block; its storage goes to own_spare_ (one of the
+  // store's own) or to the pool.
+  void pop_front();
 
   std::int64_t keep_ns_;
   std::size_t max_entries_;
+  TimelineBlockPool* pool_;
   std::int64_t dropped_end_ = std::numeric_limits<std::int64_t>::min();
   std::deque<Held> blocks_;
   TimelineBlock* own_ = nullptr;  // blocks_.back() when it is the store's own
   TimelineBlock own_spare_;       // storage of the last own block dropped, for the next
   std::size_t live_ = 0;
+  std::size_t own_allocated_ = 0;
   RingBuffer<TimelineMarkEntry> marks_;
 };
 

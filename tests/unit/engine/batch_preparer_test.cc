@@ -364,6 +364,32 @@ TEST(BatchPreparer, WholeBlocksUnderTheTimelineBoundMatchTheEnginesPath) {
   EXPECT_GT(find_rank(*snap, "job", 0)->counters.late_events, 0u);
 }
 
+// The timeline adopts each large batch's block and drops older ones, some
+// when the regions that End events closed go in after the block, before the
+// bound is applied: the storage of every block dropped comes back, and each
+// batch hands its preparer a block to fill again (none from malloc).
+TEST(BatchPreparer, EachBatchGetsBlockStorageBackFromTheTimeline) {
+  EngineConfig config = small_config();
+  config.timeline_max_regions = 1000;
+  Twin t(config);
+  auto main = t.source(100);
+  for (int i = 0; i < 30; ++i) {
+    const std::int64_t at = kT0 + ms(10 * i);
+    main.mark("step", at, i).complete("loader", "fetch.iter", at, ms(3));
+    for (int k = 0; k < 300; ++k) {
+      const std::int64_t s = at + ms(3) + us(k * 20);
+      main.complete("gpu", "gemm", s, us(15), 5);
+      if (k % 3 == 0) main.begin("compute", "forward", s, k).end(s + us(10), k);
+    }
+    EXPECT_TRUE(t.send(main.take(at + ms(10))));
+    if (i < 4) continue;  // the timeline fills up first
+    SCOPED_TRACE("batch " + std::to_string(i));
+    EXPECT_GE(t.prep.timeline().capacity(), 300u);
+    EXPECT_GE(t.wire_prep.timeline().capacity(), 300u);
+  }
+  t.expect_same(kT0 + ms(300));
+}
+
 // The preparer reads names under the mutex while another thread interns.
 TEST(BatchPreparer, ClassifiesNewNamesWhileAnotherThreadInterns) {
   NameTable names;

@@ -164,12 +164,12 @@ TEST(TimelineStore, SmallOrSparseBlocksAreCopied) {
 
 TEST(TimelineStore, TrimHandsBackTheStorageOfABlockDroppedWhole) {
   constexpr std::size_t kN = 300;
-  TimelineStore store(1'000'000'000, 2 * kN);
   TimelineBlockPool pool;
+  TimelineStore store(1'000'000'000, 2 * kN, &pool);
   for (int i = 0; i < 3; ++i) {
     TimelineBlock b = block_of(kN, i * 10'000);
     store.add_block(b, 0);
-    store.trim(&pool);
+    store.trim();
   }
   EXPECT_EQ(store.region_count(), 2 * kN);
   ASSERT_EQ(pool.size(), 1u);  // the first block's
@@ -189,14 +189,14 @@ TEST(TimelineStore, TrimHandsBackTheStorageOfABlockDroppedWhole) {
 // and the pool stays within its bound.
 TEST(TimelineStore, ThePoolFeedsEveryBatchWhenDropsComeInPairs) {
   constexpr std::size_t kN = 1000;
-  TimelineStore store(std::int64_t{1} << 60, 2 * kN + kN / 2);
   TimelineBlockPool pool;
+  TimelineStore store(std::int64_t{1} << 60, 2 * kN + kN / 2, &pool);
   TimelineBlock next = block_of(kN, 0);
   std::size_t fresh = 0;
   for (int i = 1; i <= 40; ++i) {
     store.add_block(next, 0);
     EXPECT_EQ(next.capacity(), 0u);  // adopted whole
-    store.trim(&pool);
+    store.trim();
     pool.refill(next);
     EXPECT_LE(pool.size(), TimelineBlockPool::kMaxBlocks);
     if (next.capacity() == 0) {
@@ -209,6 +209,35 @@ TEST(TimelineStore, ThePoolFeedsEveryBatchWhenDropsComeInPairs) {
   }
   EXPECT_LE(fresh, 3u);  // only while the store first fills up
   EXPECT_EQ(store.region_count(), 2 * kN + kN / 2);
+}
+
+// As in stallwatchd: each batch's block is adopted, then a few regions that
+// End events closed go into a block of the store's own, then the bound
+// applies. Some batches drop two own blocks, some none; with the pool, the
+// own blocks stop being allocated once the store is full.
+TEST(TimelineStore, OwnBlocksComeBackThroughThePool) {
+  constexpr std::size_t kN = 600;
+  TimelineBlockPool pool;
+  TimelineStore store(std::int64_t{1} << 60, 2 * kN + kN / 3, &pool);
+  std::size_t allocated_after_fill = 0;
+  std::int64_t t = 0;
+  for (int i = 0; i < 60; ++i) {
+    // Uneven batches: a big one drops two old ones, a small one none.
+    const std::size_t n = i % 3 == 0 ? 2 * kN : kN / 2;
+    TimelineBlock b;
+    pool.refill(b);
+    b.reserve(n);
+    for (std::size_t k = 0; k < n; ++k, ++t)
+      b.append(TimelineEntry{t, t + 1});
+    store.add_block(b, 0);
+    for (int k = 0; k < 5; ++k, ++t)
+      store.add_region(TimelineEntry{t, t + 1});
+    store.trim();
+    if (i == 8) allocated_after_fill = store.own_blocks_allocated();
+    EXPECT_LE(pool.own_size(), TimelineBlockPool::kMaxBlocks);
+  }
+  EXPECT_EQ(store.own_blocks_allocated(), allocated_after_fill);
+  EXPECT_EQ(store.region_count(), 2 * kN + kN / 3);
 }
 
 // Random adds (one at a time and in blocks of every size), trims and
@@ -224,12 +253,12 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
     // Ends mostly rise with arrival, as they do in a live stream, so the
     // latest dropped or kept region decides; every fourth round has long ones.
     const bool longs = round % 4 == 0;
-    TimelineStore store(keep, cap);
+    TimelineBlockPool pool;
+    TimelineStore store(keep, cap, &pool);
     std::deque<TimelineEntry> ref;
     std::int64_t ref_dropped = std::numeric_limits<std::int64_t>::min();
     std::int64_t clock = 0;
     std::int64_t watermark = 0;
-    TimelineBlockPool pool;
     const auto make = [&] {
       clock += static_cast<std::int64_t>(rng() % 40);
       TimelineEntry e = region(clock - static_cast<std::int64_t>(rng() % 30), 0);
@@ -261,14 +290,14 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
         }
         store.add_block(b, source);
       } else if (op < 8) {
-        store.trim(&pool);
+        store.trim();
         while (ref.size() > cap) {
           ref_dropped = std::max(ref_dropped, ref.front().end_ns);
           ref.pop_front();
         }
       } else {
         watermark = std::max(watermark, clock - static_cast<std::int64_t>(rng() % 200));
-        store.trim(&pool);
+        store.trim();
         while (ref.size() > cap) {
           ref_dropped = std::max(ref_dropped, ref.front().end_ns);
           ref.pop_front();
