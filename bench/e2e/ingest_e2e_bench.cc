@@ -73,6 +73,11 @@ struct RunFigures {
   std::string loss_detail;
 };
 
+// The receiving process's CPU per event, in ns.
+double cpu_per_event(const RunFigures& r) {
+  return r.events > 0 ? r.receiver_cpu_seconds * 1e9 / static_cast<double>(r.events) : 0;
+}
+
 bool parse_flags(int argc, char** argv, Flags& f) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
@@ -352,9 +357,10 @@ int main(int argc, char** argv) {
       print_run(transport, "bare", b);
       const RunFigures d = run_daemon(flags, transport);
       print_run(transport, "daemon", d);
-      if (b.events_per_s > 0)
-        std::printf("%-4s daemon / bare, side by side: %.3f\n", transport.c_str(),
-                    d.events_per_s / b.events_per_s);
+      if (b.events_per_s > 0 && b.receiver_cpu_seconds > 0)
+        std::printf("%-4s daemon / bare, side by side: %.3f (receiver CPU per event: %.2fx)\n",
+                    transport.c_str(), d.events_per_s / b.events_per_s,
+                    cpu_per_event(d) / cpu_per_event(b));
       zero_loss = zero_loss && b.zero_loss && d.zero_loss;
       bare[transport].push_back(b);
       daemon[transport].push_back(d);
@@ -389,16 +395,33 @@ int main(int argc, char** argv) {
     std::vector<double> paired;
     for (std::size_t i = 0; i < b.size() && i < d.size(); ++i)
       paired.push_back(b[i] > 0 ? d[i] / b[i] : 0.0);
-    char figures[512];
+    // The receiving process's CPU per event (the daemon's: every thread),
+    // each round's pair again: what a frame costs the receiver, apart from
+    // how the cores were shared with the senders.
+    std::vector<double> bare_cpu;
+    std::vector<double> daemon_cpu;
+    std::vector<double> cpu_paired;
+    for (std::size_t i = 0; i < bare[transport].size() && i < daemon[transport].size(); ++i) {
+      const double x = cpu_per_event(bare[transport][i]);
+      const double y = cpu_per_event(daemon[transport][i]);
+      bare_cpu.push_back(x);
+      daemon_cpu.push_back(y);
+      cpu_paired.push_back(x > 0 ? y / x : 0.0);
+    }
+    char figures[768];
     std::snprintf(figures, sizeof figures,
                   ",\"%s_daemon_events_per_s\":%.0f,\"%s_bare_zmq_events_per_s\":%.0f,"
                   "\"%s_daemon_vs_bare\":%.3f,\"%s_ingest_events_per_cpu_s\":%.0f,"
                   "\"%s_apply_thread_core_share\":%.3f,\"%s_receive_thread_core_share\":%.3f,"
-                  "\"%s_apply_thread_cpu_wait_share\":%.3f",
+                  "\"%s_apply_thread_cpu_wait_share\":%.3f,"
+                  "\"%s_bare_receiver_cpu_ns_per_event\":%.2f,"
+                  "\"%s_daemon_cpu_ns_per_event\":%.2f,\"%s_daemon_vs_bare_cpu\":%.2f",
                   transport.c_str(), daemon_rate, transport.c_str(), bare_rate, transport.c_str(),
                   percentile(paired, 0.5), transport.c_str(), percentile(per_cpu, 0.5),
                   transport.c_str(), percentile(busy, 0.5), transport.c_str(),
-                  percentile(receive_busy, 0.5), transport.c_str(), percentile(waiting, 0.5));
+                  percentile(receive_busy, 0.5), transport.c_str(), percentile(waiting, 0.5),
+                  transport.c_str(), percentile(bare_cpu, 0.5), transport.c_str(),
+                  percentile(daemon_cpu, 0.5), transport.c_str(), percentile(cpu_paired, 0.5));
     json_line += figures;
   }
   double load = 0;
