@@ -1,6 +1,7 @@
 #include "engine/batch_preparer.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "engine/batch_coverage.h"
@@ -50,16 +51,22 @@ BatchPreparer& BatchPreparer::operator=(BatchPreparer&&) noexcept = default;
 struct BatchPreparer::Regions {
   explicit Regions(PreparedBatch& out) : spans(out.spans_), timeline(out.timeline_) {}
 
-  // A Complete event (times as on the wire) of class `mask`.
+  // A Complete event (times as on the wire) with timeline ids `ids`
+  // (TimelineBlock::pack_ids: the class mask in the top byte).
   [[gnu::always_inline]] void add(std::int64_t ts_ns, std::int64_t dur_ns, std::uint32_t tid,
-                                  NameId cat, NameId name, ClassMask mask) {
+                                  std::uint64_t ids) {
     const std::int64_t ts = detail::clamp_time(ts_ns);
-    const std::int64_t end = detail::saturating_end(ts, dur_ns);
-    first_ts = std::min(first_ts, ts);
-    const auto metric = static_cast<ClassMask>(mask & detail::kMetricClasses);
-    if (metric != 0 && ts < end) spans[metric].add(ts, end);
-    timeline.append(ts, end, tid, detail::TimelineBlock::pack_ids(cat, name, mask));
+    add_clamped(ts, detail::saturating_end(ts, dur_ns), tid, ids);
   }
+  // The same for times already within ±kTimeLimit, `end` >= `ts`.
+  [[gnu::always_inline]] void add_clamped(std::int64_t ts, std::int64_t end, std::uint32_t tid,
+                                          std::uint64_t ids) {
+    first_ts = std::min(first_ts, ts);
+    const auto metric = static_cast<ClassMask>(mask_of(ids) & detail::kMetricClasses);
+    if (metric != 0 && ts < end) spans[metric].add(ts, end);
+    timeline.append(ts, end, tid, ids);
+  }
+  static ClassMask mask_of(std::uint64_t ids) { return static_cast<ClassMask>(ids >> 56); }
 
   // Whether the regions are ready (none ends past `sent_at_ns`); if not,
   // clears them from `out`.
@@ -99,6 +106,13 @@ std::uint64_t main_thread_of(const SourceInfo& source) {
 
 constexpr ClassMask kFetchBit = class_bit(EventClass::kFetch);
 
+// pair_ids_: a pair no event has named yet in this frame (pack_ids never
+// gives it: the source bits are 0).
+constexpr std::uint64_t kUnknownPair = ~std::uint64_t{0};
+// The most strings a frame may have for prepare_wire to use pair_ids_ (its
+// table, 32 x 32 pairs, is reset per frame).
+constexpr std::size_t kMaxPairStrings = 32;
+
 }  // namespace
 
 void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
@@ -128,7 +142,7 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
       special.push_back(static_cast<std::uint32_t>(i));
       continue;
     }
-    regions.add(ev.ts_ns, ev.dur_ns, ev.tid, ev.cat, ev.name, mask);
+    regions.add(ev.ts_ns, ev.dur_ns, ev.tid, detail::TimelineBlock::pack_ids(ev.cat, ev.name, mask));
     if (main && (mask & kFetchBit)) [[unlikely]]
       special.push_back(static_cast<std::uint32_t>(i));
   }
@@ -138,6 +152,26 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
 
 bool BatchPreparer::prepare_wire(const WireEvents& events, DecodedBatch& batch,
                                  PreparedBatch& out) {
+  // A frame with few strings (an agent's names a few dozen at most) has
+  // each (cat, name) pair's masks and timeline ids read from pair_ids_, by
+  // the frame's own string indices, filled at the pair's first event: no
+  // name-id lookup, hash or pack per event. Its loop stops at the first bad
+  // event, so the events it prepares keep the rules; then with sent_at_ns
+  // in this range their times lie within ±kTimeLimit and are not clamped.
+  const std::size_t strings = events.string_count();
+  const std::int64_t sent_at = batch.sent_at_ns;
+  if (strings <= kMaxPairStrings && sent_at >= 0 &&
+      sent_at <= detail::kTimeLimit - FrameValidator::kMaxEventLeadNs -
+                     FrameValidator::kMaxDurationNs) {
+    pair_shift_ = strings <= 1 ? 0u : static_cast<unsigned>(std::bit_width(strings - 1));
+    pair_ids_.assign(std::size_t{1} << (2 * pair_shift_), {kUnknownPair, kUnknownPair});
+    return walk_wire<true>(events, batch, out);
+  }
+  return walk_wire<false>(events, batch, out);
+}
+
+template <bool Pairs>
+bool BatchPreparer::walk_wire(const WireEvents& events, DecodedBatch& batch, PreparedBatch& out) {
   out.clear();
   const std::size_t n = events.size();
   out.event_count_ = n;
@@ -147,32 +181,61 @@ bool BatchPreparer::prepare_wire(const WireEvents& events, DecodedBatch& batch,
   std::vector<Event>& kept = batch.events;
   kept.clear();
   auto& masks = out.masks_;
-  const auto keep = [&](const WireEvent& e, ClassMask mask) {
-    kept.push_back(events.event(e));
+  // Event i is kept for the engine (read again: the loop keeps few).
+  const auto keep = [&](std::size_t i, ClassMask mask) {
+    kept.push_back(events.event(events.raw(i)));
     masks.push_back(PreparedBatch::StoredMask{mask});
+  };
+  // Both timeline ids of the names of `e`, [main thread].
+  const auto pair_of = [&](const WireEvent& e) {
+    const NameId cat = events.name_id(e.cat);
+    const NameId name = events.name_id(e.name);
+    const auto m = classes.masks(detail::ClassCache::key(cat, name));
+    return std::array<std::uint64_t, 2>{detail::TimelineBlock::pack_ids(cat, name, m[0]),
+                                        detail::TimelineBlock::pack_ids(cat, name, m[1])};
   };
   bool bad = false;
   {
     Regions regions(out);
     for (std::size_t i = 0; i < n; ++i) {
       const WireEvent e = events.raw(i);
-      bad |= events.bad(e);
+      if constexpr (Pairs) {
+        if (events.bad(e)) [[unlikely]] {
+          bad = true;
+          break;
+        }
+      } else {
+        bad |= events.bad(e);
+      }
       const auto kind = static_cast<EventKind>(e.kind);
       if (kind != EventKind::kComplete && kind != EventKind::kBegin) [[unlikely]] {
-        keep(e, 0);
+        keep(i, 0);
         continue;
       }
       const bool main = e.tid == main_tid;
-      const NameId cat = events.name_id(e.cat);
-      const NameId name = events.name_id(e.name);
-      const ClassMask mask = classes.masks(detail::ClassCache::key(cat, name))[main ? 1 : 0];
+      std::uint64_t ids;
+      if constexpr (Pairs) {
+        std::array<std::uint64_t, 2>& pair =
+            pair_ids_[(std::size_t{e.cat} << pair_shift_) | e.name];
+        ids = pair[main ? 1 : 0];
+        if (ids == kUnknownPair) [[unlikely]] {
+          pair = pair_of(e);
+          ids = pair[main ? 1 : 0];
+        }
+      } else {
+        ids = pair_of(e)[main ? 1 : 0];
+      }
+      const ClassMask mask = Regions::mask_of(ids);
       if (kind != EventKind::kComplete) [[unlikely]] {
-        keep(e, mask);
+        keep(i, mask);
         continue;
       }
-      regions.add(e.ts_ns, e.dur_ns, e.tid, cat, name, mask);
+      if constexpr (Pairs)
+        regions.add_clamped(e.ts_ns, e.ts_ns + e.dur_ns, e.tid, ids);
+      else
+        regions.add(e.ts_ns, e.dur_ns, e.tid, ids);
       if (main && (mask & kFetchBit)) [[unlikely]]
-        keep(e, mask);
+        keep(i, mask);
     }
     if (bad) {
       regions.finish(out, batch.sent_at_ns);

@@ -112,7 +112,17 @@ class BatchPreparer {
 
  private:
   struct Regions;
+  // prepare_wire's loop; `Pairs`: whether it reads each event's masks and
+  // timeline ids from pair_ids_ (see prepare_wire).
+  template <bool Pairs>
+  bool walk_wire(const WireEvents& events, DecodedBatch& batch, PreparedBatch& out);
   std::unique_ptr<detail::ClassCache> classes_;
+  // For the frame being prepared, by (cat index << pair_shift_) | name
+  // index: the timeline ids (TimelineBlock::pack_ids, so with the class
+  // mask in the top byte) of an event on another thread and on the main
+  // thread; kUnknownPair until the pair's first event.
+  std::vector<std::array<std::uint64_t, 2>> pair_ids_;
+  unsigned pair_shift_ = 0;
 };
 
 }  // namespace stallwatch::collector

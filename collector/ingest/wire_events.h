@@ -40,6 +40,9 @@ static_assert(sizeof(WireEvent) == 40);
 class WireEvents {
  public:
   std::size_t size() const { return size_; }
+  // How many strings the frame has (an event's valid cat and name indices
+  // are below it).
+  std::size_t string_count() const { return limits_.string_count; }
   // Event i's fields, copied out of the frame.
   WireEvent raw(std::size_t i) const {
     WireEvent e;

@@ -6,7 +6,9 @@
 
 #include <limits>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <tuple>
 
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_encoder.h"
@@ -275,6 +277,83 @@ TEST(BatchPreparer, AMismatchedPreparationIsIgnored) {
   t.plain.ingest(second, second.sent_at_ns);
   t.prepared.ingest(second, second.sent_at_ns, &t.prep);
   t.expect_same(t.prepared, kT0 + ms(20));
+}
+
+// prepare_wire reads a (cat, name) pair's classes and timeline ids from a
+// table indexed by the frame's own string indices. Each frame numbers its
+// strings afresh, so the same indices name other strings in the next frame,
+// and a pair seen first on a worker thread has other classes on the main one.
+TEST(BatchPreparer, EachFrameClassifiesItsOwnStringIndices) {
+  Twin t;
+  auto main = t.source(100);
+  // Indices 0 and 1 are "dataloader" and "fetch" here: APP_IO on thread 7,
+  // then FETCH on the main thread (it ends a step).
+  main.complete("dataloader", "fetch", kT0, ms(2), 7)
+      .complete("dataloader", "fetch", kT0 + ms(1), ms(2))
+      .complete("dataloader", "fetch", kT0 + ms(4), ms(1), 7);
+  EXPECT_TRUE(t.send(main.take(kT0 + ms(5))));
+  // And "compute" and "forward" here, then "gpu" and "gemm" (one frame each).
+  main.complete("compute", "forward", kT0 + ms(5), ms(3));
+  EXPECT_TRUE(t.send(main.take(kT0 + ms(8))));
+  main.complete("gpu", "gemm", kT0 + ms(8), ms(1), 5);
+  EXPECT_TRUE(t.send(main.take(kT0 + ms(10))));
+  main.complete("gpu", "gemm", kT0 + ms(10), ms(2), 5)
+      .complete("dataloader", "fetch", kT0 + ms(12), ms(2))
+      .complete("compute", "forward", kT0 + ms(14), ms(1));
+  EXPECT_TRUE(t.send(main.take(kT0 + ms(15))));
+  t.expect_same(kT0 + ms(20));
+  ASSERT_EQ(t.last_timeline_regions, 8u);
+  const auto timeline = t.wire.timeline("job", 0, 3600);
+  ASSERT_TRUE(timeline);
+  const ClassMapping mapping = ClassMapping::defaults();
+  // In arrival order: the names and classes of each region as sent.
+  const std::vector<std::tuple<std::string, std::string, bool>> sent = {
+      {"dataloader", "fetch", false}, {"dataloader", "fetch", true}, {"dataloader", "fetch", false},
+      {"compute", "forward", true},   {"gpu", "gemm", false},        {"gpu", "gemm", false},
+      {"dataloader", "fetch", true},  {"compute", "forward", true}};
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const auto& [cat, name, on_main] = sent[i];
+    const TimelineRegion& r = timeline->regions[i];
+    SCOPED_TRACE("region " + std::to_string(i));
+    EXPECT_EQ(r.cat, cat);
+    EXPECT_EQ(r.name, name);
+    EXPECT_EQ(r.classes, mapping.classify(cat, name, on_main));
+  }
+}
+
+// Frames with more strings than the table takes, and frames sent so late in
+// time that their events need clamping, take the general loop: the same
+// results.
+TEST(BatchPreparer, FramesWithManyStringsOrFarTimesMatchTheEnginesPath) {
+  {
+    SCOPED_TRACE("many strings");
+    Twin t;
+    auto main = t.source(100);
+    auto worker = t.source(101, ProcessRole::kWorker);
+    for (int i = 0; i < 5; ++i) {
+      const std::int64_t at = kT0 + ms(10 * i);
+      main.mark("step", at, i).complete("loader", "fetch.iter", at, ms(4));
+      for (int k = 0; k < 40; ++k) {
+        main.complete("gpu", "kernel_" + std::to_string(k), at + ms(4) + us(100 * k), us(80), 5);
+        worker.complete("POSIX", "read_" + std::to_string(k), at + us(90 * k), us(60), 3);
+      }
+      EXPECT_TRUE(t.send(main.take(at + ms(10))));
+      EXPECT_TRUE(t.send(worker.take(at + ms(10))));
+    }
+    t.expect_same(kT0 + ms(60));
+    EXPECT_EQ(t.last_timeline_regions, 5u * (1 + 40 + 40));
+  }
+  SCOPED_TRACE("far times");
+  Twin t;
+  auto main = t.source(100);
+  // Past 2^62 ns the engine clamps times; the wire allows sent_at up to
+  // int64 max - 48 h.
+  const std::int64_t far = std::numeric_limits<std::int64_t>::max() - 3LL * 24 * 3600 * 1'000'000'000;
+  main.complete("loader", "fetch.iter", far, ms(2))
+      .complete("compute", "forward", far + ms(2), ms(3))
+      .complete("POSIX", "read", far - ms(1), ms(2), 7);
+  t.send(main.take(far + ms(5)));
+  t.expect_same(far + ms(10));
 }
 
 // The prepared timeline block holds the batch's Complete regions in order,
