@@ -109,9 +109,9 @@ constexpr ClassMask kFetchBit = class_bit(EventClass::kFetch);
 // pair_ids_: a pair no event has named yet in this frame (pack_ids never
 // gives it: the source bits are 0).
 constexpr std::uint64_t kUnknownPair = ~std::uint64_t{0};
-// The most strings a frame may have for prepare_wire to use pair_ids_ (its
-// table, 32 x 32 pairs, is reset per frame).
-constexpr std::size_t kMaxPairStrings = 32;
+// The most strings a frame may have for prepare_wire to use pair_ids_ (at
+// most 256 x 256 pairs, 1 MiB; a frame touches only the pairs it names).
+constexpr std::size_t kMaxPairStrings = 256;
 
 }  // namespace
 
@@ -152,7 +152,7 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
 
 bool BatchPreparer::prepare_wire(const WireEvents& events, DecodedBatch& batch,
                                  PreparedBatch& out) {
-  // A frame with few strings (an agent's names a few dozen at most) has
+  // A frame with at most 256 strings (an agent's frame names a few dozen) has
   // each (cat, name) pair's masks and timeline ids read from pair_ids_, by
   // the frame's own string indices, filled at the pair's first event: no
   // name-id lookup, hash or pack per event. Its loop stops at the first bad
@@ -164,10 +164,37 @@ bool BatchPreparer::prepare_wire(const WireEvents& events, DecodedBatch& batch,
       sent_at <= detail::kTimeLimit - FrameValidator::kMaxEventLeadNs -
                      FrameValidator::kMaxDurationNs) {
     pair_shift_ = strings <= 1 ? 0u : static_cast<unsigned>(std::bit_width(strings - 1));
-    pair_ids_.assign(std::size_t{1} << (2 * pair_shift_), {kUnknownPair, kUnknownPair});
+    // Forget the pairs of the frame before: only those it filled.
+    for (const std::uint32_t k : pair_filled_)
+      pair_ids_[k] = {kUnknownPair, kUnknownPair};
+    pair_filled_.clear();
+    const std::size_t cells = std::size_t{1} << (2 * pair_shift_);
+    if (pair_ids_.size() < cells) pair_ids_.resize(cells, {kUnknownPair, kUnknownPair});
     return walk_wire<true>(events, batch, out);
   }
   return walk_wire<false>(events, batch, out);
+}
+
+namespace {
+
+// Both timeline ids of the names of `e`, [main thread].
+std::array<std::uint64_t, 2> pair_ids(detail::ClassCache& classes, const WireEvents& events,
+                                      const WireEvent& e) {
+  const NameId cat = events.name_id(e.cat);
+  const NameId name = events.name_id(e.name);
+  const auto m = classes.masks(detail::ClassCache::key(cat, name));
+  return {detail::TimelineBlock::pack_ids(cat, name, m[0]),
+          detail::TimelineBlock::pack_ids(cat, name, m[1])};
+}
+
+}  // namespace
+
+const std::array<std::uint64_t, 2>& BatchPreparer::fill_pair(std::size_t k,
+                                                             const WireEvents& events,
+                                                             std::size_t i) {
+  pair_ids_[k] = pair_ids(*classes_, events, events.raw(i));
+  pair_filled_.push_back(static_cast<std::uint32_t>(k));
+  return pair_ids_[k];
 }
 
 template <bool Pairs>
@@ -186,14 +213,8 @@ bool BatchPreparer::walk_wire(const WireEvents& events, DecodedBatch& batch, Pre
     kept.push_back(events.event(events.raw(i)));
     masks.push_back(PreparedBatch::StoredMask{mask});
   };
-  // Both timeline ids of the names of `e`, [main thread].
-  const auto pair_of = [&](const WireEvent& e) {
-    const NameId cat = events.name_id(e.cat);
-    const NameId name = events.name_id(e.name);
-    const auto m = classes.masks(detail::ClassCache::key(cat, name));
-    return std::array<std::uint64_t, 2>{detail::TimelineBlock::pack_ids(cat, name, m[0]),
-                                        detail::TimelineBlock::pack_ids(cat, name, m[1])};
-  };
+  std::array<std::uint64_t, 2>* const pairs = pair_ids_.data();
+  const unsigned shift = pair_shift_;
   bool bad = false;
   {
     Regions regions(out);
@@ -215,15 +236,12 @@ bool BatchPreparer::walk_wire(const WireEvents& events, DecodedBatch& batch, Pre
       const bool main = e.tid == main_tid;
       std::uint64_t ids;
       if constexpr (Pairs) {
-        std::array<std::uint64_t, 2>& pair =
-            pair_ids_[(std::size_t{e.cat} << pair_shift_) | e.name];
-        ids = pair[main ? 1 : 0];
-        if (ids == kUnknownPair) [[unlikely]] {
-          pair = pair_of(e);
-          ids = pair[main ? 1 : 0];
-        }
+        const std::size_t k = (std::size_t{e.cat} << shift) | e.name;
+        ids = pairs[k][main ? 1 : 0];
+        if (ids == kUnknownPair) [[unlikely]]
+          ids = fill_pair(k, events, i)[main ? 1 : 0];
       } else {
-        ids = pair_of(e)[main ? 1 : 0];
+        ids = pair_ids(classes, events, e)[main ? 1 : 0];
       }
       const ClassMask mask = Regions::mask_of(ids);
       if (kind != EventKind::kComplete) [[unlikely]] {

@@ -116,12 +116,18 @@ class BatchPreparer {
   // timeline ids from pair_ids_ (see prepare_wire).
   template <bool Pairs>
   bool walk_wire(const WireEvents& events, DecodedBatch& batch, PreparedBatch& out);
+  // Entry k of pair_ids_, filled from the names of event i, its first event
+  // (read again, so the loop keeps its event in registers).
+  [[gnu::noinline]] const std::array<std::uint64_t, 2>& fill_pair(std::size_t k,
+                                                                  const WireEvents& events,
+                                                                  std::size_t i);
   std::unique_ptr<detail::ClassCache> classes_;
   // For the frame being prepared, by (cat index << pair_shift_) | name
   // index: the timeline ids (TimelineBlock::pack_ids, so with the class
   // mask in the top byte) of an event on another thread and on the main
   // thread; kUnknownPair until the pair's first event.
   std::vector<std::array<std::uint64_t, 2>> pair_ids_;
+  std::vector<std::uint32_t> pair_filled_;  // the entries this frame filled
   unsigned pair_shift_ = 0;
 };
 

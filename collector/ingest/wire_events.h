@@ -43,10 +43,22 @@ class WireEvents {
   // How many strings the frame has (an event's valid cat and name indices
   // are below it).
   std::size_t string_count() const { return limits_.string_count; }
-  // Event i's fields, copied out of the frame.
+  // Event i's fields, copied out of the frame one by one (a loop that uses
+  // only some of them then keeps those in registers, where a copy of the
+  // whole struct is made in memory first).
   WireEvent raw(std::size_t i) const {
+    const std::uint8_t* const p = bytes_ + i * sizeof(WireEvent);
     WireEvent e;
-    std::memcpy(&e, bytes_ + i * sizeof(WireEvent), sizeof(WireEvent));
+    read(p, e.ts_ns, offsetof(WireEvent, ts_ns));
+    read(p, e.dur_ns, offsetof(WireEvent, dur_ns));
+    read(p, e.value, offsetof(WireEvent, value));
+    read(p, e.region_id, offsetof(WireEvent, region_id));
+    read(p, e.tid, offsetof(WireEvent, tid));
+    read(p, e.cat, offsetof(WireEvent, cat));
+    read(p, e.name, offsetof(WireEvent, name));
+    read(p, e.kind, offsetof(WireEvent, kind));
+    read(p, e.flags, offsetof(WireEvent, flags));
+    e.padding[0] = e.padding[1] = 0;
     return e;
   }
   // True when `e` breaks a per-event rule (FrameValidator::EventLimits).
@@ -85,6 +97,10 @@ class WireEvents {
 
  private:
   friend class BatchDecoder;
+  template <typename T>
+  static void read(const std::uint8_t* p, T& to, std::size_t offset) {
+    std::memcpy(&to, p + offset, sizeof(T));
+  }
   const std::uint8_t* bytes_ = nullptr;
   std::size_t size_ = 0;
   const NameId* ids_ = nullptr;  // 65536 entries

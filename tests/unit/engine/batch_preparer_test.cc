@@ -321,27 +321,27 @@ TEST(BatchPreparer, EachFrameClassifiesItsOwnStringIndices) {
   }
 }
 
-// Frames with more strings than the table takes, and frames sent so late in
-// time that their events need clamping, take the general loop: the same
-// results.
+// Frames with more strings than the table takes (256), and frames sent so
+// late in time that their events need clamping, take the general loop: the
+// same results. So do frames with a table large enough for many strings.
 TEST(BatchPreparer, FramesWithManyStringsOrFarTimesMatchTheEnginesPath) {
-  {
-    SCOPED_TRACE("many strings");
+  for (const int kinds : {40, 300}) {
+    SCOPED_TRACE(std::to_string(kinds) + " kernel and read names");
     Twin t;
     auto main = t.source(100);
     auto worker = t.source(101, ProcessRole::kWorker);
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 3; ++i) {
       const std::int64_t at = kT0 + ms(10 * i);
       main.mark("step", at, i).complete("loader", "fetch.iter", at, ms(4));
-      for (int k = 0; k < 40; ++k) {
-        main.complete("gpu", "kernel_" + std::to_string(k), at + ms(4) + us(100 * k), us(80), 5);
-        worker.complete("POSIX", "read_" + std::to_string(k), at + us(90 * k), us(60), 3);
+      for (int k = 0; k < kinds; ++k) {
+        main.complete("gpu", "kernel_" + std::to_string(k), at + ms(4) + us(10 * k), us(8), 5);
+        worker.complete("POSIX", "read_" + std::to_string(k), at + us(9 * k), us(6), 3);
       }
       EXPECT_TRUE(t.send(main.take(at + ms(10))));
       EXPECT_TRUE(t.send(worker.take(at + ms(10))));
     }
-    t.expect_same(kT0 + ms(60));
-    EXPECT_EQ(t.last_timeline_regions, 5u * (1 + 40 + 40));
+    t.expect_same(kT0 + ms(40));
+    EXPECT_EQ(t.last_timeline_regions, 3u * (1 + 2 * kinds));
   }
   SCOPED_TRACE("far times");
   Twin t;
