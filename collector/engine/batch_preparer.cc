@@ -219,6 +219,7 @@ bool BatchPreparer::walk_wire(const WireEvents& events, DecodedBatch& batch, Pre
   {
     Regions regions(out);
     for (std::size_t i = 0; i < n; ++i) {
+      events.prefetch_ahead(i);
       const WireEvent e = events.raw(i);
       if constexpr (Pairs) {
         if (events.bad(e)) [[unlikely]] {
