@@ -142,7 +142,8 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
       special.push_back(static_cast<std::uint32_t>(i));
       continue;
     }
-    regions.add(ev.ts_ns, ev.dur_ns, ev.tid, detail::TimelineBlock::pack_ids(ev.cat, ev.name, mask));
+    regions.add(ev.ts_ns, ev.dur_ns, ev.tid,
+                detail::TimelineBlock::pack_ids(ev.cat, ev.name, mask));
     if (main && (mask & kFetchBit)) [[unlikely]]
       special.push_back(static_cast<std::uint32_t>(i));
   }
@@ -161,8 +162,8 @@ bool BatchPreparer::prepare_wire(const WireEvents& events, DecodedBatch& batch,
   const std::size_t strings = events.string_count();
   const std::int64_t sent_at = batch.sent_at_ns;
   if (strings <= kMaxPairStrings && sent_at >= 0 &&
-      sent_at <= detail::kTimeLimit - FrameValidator::kMaxEventLeadNs -
-                     FrameValidator::kMaxDurationNs) {
+      sent_at <=
+          detail::kTimeLimit - FrameValidator::kMaxEventLeadNs - FrameValidator::kMaxDurationNs) {
     pair_shift_ = strings <= 1 ? 0u : static_cast<unsigned>(std::bit_width(strings - 1));
     // Forget the pairs of the frame before: only those it filled.
     for (const std::uint32_t k : pair_filled_)

@@ -64,7 +64,8 @@ class WireEvents {
   // Asks for event i + kPrefetchAhead's line ahead of its use (a frame has
   // just been written by the ZeroMQ I/O thread, often on another core).
   void prefetch_ahead(std::size_t i) const {
-    if (i + kPrefetchAhead < size_) __builtin_prefetch(bytes_ + (i + kPrefetchAhead) * sizeof(WireEvent));
+    if (i + kPrefetchAhead < size_)
+      __builtin_prefetch(bytes_ + (i + kPrefetchAhead) * sizeof(WireEvent));
   }
   // True when `e` breaks a per-event rule (FrameValidator::EventLimits).
   bool bad(const WireEvent& e) const {

@@ -348,7 +348,8 @@ TEST(BatchPreparer, FramesWithManyStringsOrFarTimesMatchTheEnginesPath) {
   auto main = t.source(100);
   // Past 2^62 ns the engine clamps times; the wire allows sent_at up to
   // int64 max - 48 h.
-  const std::int64_t far = std::numeric_limits<std::int64_t>::max() - 3LL * 24 * 3600 * 1'000'000'000;
+  const std::int64_t far =
+      std::numeric_limits<std::int64_t>::max() - 3LL * 24 * 3600 * 1'000'000'000;
   main.complete("loader", "fetch.iter", far, ms(2))
       .complete("compute", "forward", far + ms(2), ms(3))
       .complete("POSIX", "read", far - ms(1), ms(2), 7);
