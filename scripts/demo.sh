@@ -53,7 +53,7 @@ api() { curl -fsS --max-time 5 "$url$1"; }
 if api /healthz >/dev/null 2>&1; then
   echo "demo: a collector already answers on $url; using it"
 else
-  "$build/collector/app/stallwatchd" --http "127.0.0.1:$http_port" \
+  "$build/bin/stallwatchd" --http "127.0.0.1:$http_port" \
     --ingest "tcp://127.0.0.1:$ingest_port" --ingest "ipc://$run_dir/ingest.sock" \
     >"$run_dir/stallwatchd.log" 2>&1 &
   daemon_pid=$!
@@ -69,7 +69,7 @@ else
 fi
 
 echo
-echo "  Dashboard:  $url/      Terminal:  $build/collector/app/stallwatch top"
+echo "  Dashboard:  $url/      Terminal:  $build/bin/stallwatch top"
 echo
 
 train() {  # job script

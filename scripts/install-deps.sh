@@ -24,7 +24,7 @@ packages=(
   libtoml11-dev zlib1g-dev libsystemd-dev libncurses-dev libsodium-dev
   pybind11-dev python3-dev
   # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang clang-format libclang-rt-14-dev
   python3-pytest python3-numpy python3-torch python3-pandas python3-zmq python3-flatbuffers
   tmux chromium prometheus prometheus-alertmanager curl
   systemd

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "device_lane.h"
+#include "stallwatch/device_lane.h"
 
 namespace stallwatch::agent {
 
@@ -13,7 +13,7 @@ std::optional<DeviceInterval> to_interval(const ActivityRecord& record,
   if (record.start > kMax || record.end > kMax || record.end < record.start) return std::nullopt;
   const std::int64_t start = clock.to_agent(static_cast<std::int64_t>(record.start));
   const std::int64_t end = clock.to_agent(static_cast<std::int64_t>(record.end));
-  return DeviceInterval{device_lane(record.device, record.stream), start,
+  return DeviceInterval{wire::device_lane(record.device, record.stream), start,
                         std::max<std::int64_t>(end - start, 0)};
 }
 

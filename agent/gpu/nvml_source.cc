@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <new>
 
-#include "device_lane.h"
 #include "nvml_device_choice.h"
+#include "stallwatch/device_lane.h"
 
 namespace stallwatch::agent {
 namespace {
@@ -41,7 +41,7 @@ bool NvmlSource::start(std::string& why) noexcept {
       rc = choice.uuid.empty() ? lib_.device_by_index(choice.index, &device.handle)
                                : lib_.device_by_uuid(choice.uuid.c_str(), &device.handle);
       if (rc != nvml::kSuccess) continue;
-      device.lane = device_lane(choice.ordinal, kDeviceWideStream);
+      device.lane = wire::device_lane(choice.ordinal, wire::kDeviceWideStream);
       monitored_.push_back(device);
     }
     if (monitored_.empty()) {

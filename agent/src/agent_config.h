@@ -4,11 +4,9 @@
 #include <string>
 #include <string_view>
 
-namespace stallwatch::agent {
+#include "stallwatch/source_info.h"
 
-// Values match wire::ProcessRole and wire::DeviceSource.
-enum class ProcessRole : std::uint8_t { kMain = 0, kWorker = 1 };
-enum class DeviceSource : std::uint8_t { kNone = 0, kCupti = 1, kCudaEvents = 2, kNvml = 3 };
+namespace stallwatch::agent {
 
 // Everything sw_config carries (keys documented in stallwatch.h). A plain
 // value: sw_start() copies it. Parsing never throws except std::bad_alloc.

@@ -12,9 +12,9 @@
 #include "agent.h"
 #include "agent_state.h"
 #include "buffer_registry.h"
-#include "device_lane.h"
 #include "process_clock.h"
 #include "record.h"
+#include "stallwatch/device_lane.h"
 #include "stallwatch/stallwatch.h"
 
 namespace stallwatch::agent {
@@ -188,14 +188,13 @@ SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t 
 
 SW_API int sw_complete_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, int64_t start_ns,
                           int64_t dur_ns) noexcept {
-  if (!stallwatch::agent::is_device_lane(lane) || dur_ns < 0) [[unlikely]]
+  if (!stallwatch::wire::is_device_lane(lane) || dur_ns < 0) [[unlikely]]
     return SW_ERR_INVALID_ARGUMENT;
   const AgentState state = stallwatch::agent::current_state();
   if (state == AgentState::kRunning) [[likely]] {
     if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
-      return stallwatch::agent::status(buffer->record(RecordKind::kComplete, name_index(cat),
-                                                      name_index(name), start_ns, dur_ns, 0, lane,
-                                                      0));
+      return stallwatch::agent::status(buffer->record(
+          RecordKind::kComplete, name_index(cat), name_index(name), start_ns, dur_ns, 0, lane, 0));
     }
   } else if (state == AgentState::kDisabled) {
     return SW_DISABLED;
@@ -205,14 +204,14 @@ SW_API int sw_complete_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, int64_t
 }
 
 SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, double value) noexcept {
-  if (!stallwatch::agent::is_device_lane(lane)) return SW_ERR_INVALID_ARGUMENT;
+  if (!stallwatch::wire::is_device_lane(lane)) return SW_ERR_INVALID_ARGUMENT;
   return stallwatch::agent::record_now(RecordKind::kCounter, cat, name,
                                        std::bit_cast<std::int64_t>(value),
                                        stallwatch::agent::kRecordValueIsDouble, lane);
 }
 
 SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) noexcept {
-  return stallwatch::agent::device_lane(device, stream);
+  return stallwatch::wire::device_lane(device, stream);
 }
 
 SW_API int sw_mark(sw_name_t cat, sw_name_t name, int64_t value) noexcept {

@@ -8,7 +8,7 @@
 
 #include "name_table.h"
 #include "record.h"
-#include "source_info.h"
+#include "stallwatch/source_info.h"
 #include "time_base.h"
 
 namespace stallwatch::agent {

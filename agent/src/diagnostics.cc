@@ -30,7 +30,7 @@ std::int64_t monotonic_ns() noexcept {
 }
 
 __attribute__((format(printf, 1, 0))) void write_line(const char* format, va_list args,
-                                                  std::uint64_t skipped) noexcept {
+                                                      std::uint64_t skipped) noexcept {
   char line[512];
   int length = std::snprintf(line, sizeof(line), "stallwatch: ");
   length +=

@@ -13,7 +13,7 @@
 #include "buffer_registry.h"
 #include "name_table.h"
 #include "process_clock.h"
-#include "source_info.h"
+#include "stallwatch/source_info.h"
 #include "wakeup.h"
 
 namespace stallwatch::agent {

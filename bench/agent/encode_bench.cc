@@ -37,7 +37,7 @@ void BM_EncodeBatch(benchmark::State& state) {
                         0};
   }
   BatchEncoder encoder(names, kEvents);
-  SourceInfo source;
+  stallwatch::SourceInfo source;
   source.job = "bench";
   source.host = "host";
   source.agent_version = "0.1.0";

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/decoded_batch.h"
+#include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
-#include "ingest/decoded_batch.h"
-#include "ingest/name_table.h"
 #include "stallwatch_generated.h"
 
 namespace stallwatch::bench {
@@ -170,7 +170,7 @@ FrameTemplate::FrameTemplate(const SimulatedRank& rank, std::size_t event_count,
   batch.source.ppid = 1;
   batch.source.agent_version = "0.1.0";
   batch.source.start_ns = end_ns - span_ns;
-  batch.source.device_source = collector::DeviceSource::kCupti;
+  batch.source.device_source = stallwatch::DeviceSource::kCupti;
   batch.seq = seq_;
   batch.sent_at_ns = end_ns;
   batch.events.reserve(event_count);

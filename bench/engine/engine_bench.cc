@@ -102,13 +102,13 @@ Spent feed(Engine& engine, TrainingLoad& on_time, TrainingLoad* late, std::int64
   const double cpu0 = thread_cpu_seconds();
   const auto t0 = Clock::now();
   for (const auto& b : now) {
-    if (lagging != nullptr && b.source.role == collector::ProcessRole::kWorker) continue;
+    if (lagging != nullptr && b.source.role == stallwatch::ProcessRole::kWorker) continue;
     engine.ingest(b, b.sent_at_ns);
     events += b.events.size();
   }
   if (lagging != nullptr) {
     for (const auto& b : *lagging) {
-      if (b.source.role != collector::ProcessRole::kWorker) continue;
+      if (b.source.role != stallwatch::ProcessRole::kWorker) continue;
       engine.ingest(b, now.front().sent_at_ns);
       events += b.events.size();
     }

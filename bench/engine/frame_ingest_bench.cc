@@ -1,9 +1,10 @@
 // The daemon's per-event path without the daemon: exactly the frames of
 // bench_e2e_ingest (bench/e2e FrameTemplate: 8192 realistic training-loop
 // events per frame, 100 ms of simulated time, 32 ranks), each one taken
-// through stallwatchd's path: validated with its header decoded by
-// BatchDecoder::decode_header ("decode"), its events decoded and prepared in
-// one pass by BatchPreparer::prepare_wire ("prepare"), applied with
+// through stallwatchd's path (BatchDecoder::decode_prepared, in its two
+// steps): validated with its header decoded by decode_header ("decode"), its
+// events checked, decoded and prepared in one pass by prepare_events
+// ("prepare"), applied with
 // Engine::ingest, a tick every `--tick-every` frames (the daemon ticks every
 // 50 ms; at 10 M events/s that is about 60 frames). Reports the thread CPU
 // time per event of decode, prepare, ingest and tick separately and their
@@ -128,12 +129,10 @@ Run run_once(const Flags& f, bool prepare) {
       // Prepared: the daemon's receive thread (header, then the events
       // decoded and prepared in one pass); unprepared: a full decode.
       const double t0 = thread_cpu_ns();
-      collector::WireEvents wire;
-      const bool rejected = prepare ? decoder.decode_header(t.bytes(), batch, wire).has_value()
+      const bool rejected = prepare ? decoder.decode_header(t.bytes(), batch).has_value()
                                     : decoder.decode(t.bytes(), batch).has_value();
       const double t1 = thread_cpu_ns();
-      if (rejected ||
-          (prepare && decoder.finish(wire, preparer.prepare_wire(wire, batch, prepared)))) {
+      if (rejected || (prepare && decoder.prepare_events(preparer, batch, prepared))) {
         std::fprintf(stderr, "bench: a template frame was rejected\n");
         std::exit(1);
       }

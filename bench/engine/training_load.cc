@@ -60,7 +60,7 @@ TrainingLoad::TrainingLoad(const LoadShape& shape, collector::NameTable& names, 
       b.source.ppid = p == 0 ? 1 : pid;
       b.source.agent_version = "0.1.0";
       b.source.start_ns = t0_ns;
-      b.source.role = p == 0 ? collector::ProcessRole::kMain : collector::ProcessRole::kWorker;
+      b.source.role = p == 0 ? stallwatch::ProcessRole::kMain : stallwatch::ProcessRole::kWorker;
       const auto tid = static_cast<std::uint32_t>(pid + p);
       std::uint32_t id = 1;
       for (int i = 0; i < iterations; ++i) {

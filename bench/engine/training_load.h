@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "ingest/decoded_batch.h"
-#include "ingest/name_table.h"
+#include "engine/decoded_batch.h"
+#include "engine/name_table.h"
 
 namespace stallwatch::bench {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/name_table.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_encoder.h"
 #include "ingest/frame_validator.h"
-#include "ingest/name_table.h"
 
 namespace stallwatch::collector {
 namespace {

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "replay/analyze_command.h"
+#include "analyze/analyze_command.h"
 
 namespace {
 

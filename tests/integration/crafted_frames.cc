@@ -5,8 +5,8 @@
 
 #include <chrono>
 
+#include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
-#include "ingest/name_table.h"
 #include "stallwatch_generated.h"
 
 namespace stallwatch::test {

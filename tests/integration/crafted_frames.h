@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/decoded_batch.h"
+#include "engine/decoded_batch.h"
 
 namespace stallwatch::test {
 

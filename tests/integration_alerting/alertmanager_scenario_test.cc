@@ -370,13 +370,15 @@ TEST_F(AlertmanagerScenario, DaemonCountsDeliveriesAndShowsTheResolvedAlert) {
       EXPECT_EQ(sink["sent"], 2) << sink;
     }
     EXPECT_EQ(sink["failed_attempts"], 0) << sink;
-    EXPECT_EQ(sink["dropped"], (Json{{"queue_full", 0}, {"retries", 0}, {"rate_limited", 0}})) << sink;
+    EXPECT_EQ(sink["dropped"], (Json{{"queue_full", 0}, {"retries", 0}, {"rate_limited", 0}}))
+        << sink;
   }
   EXPECT_NE(r.metrics.find("stallwatch_alert_notifications_sent_total{sink=\"exec\"} 2\n"),
             std::string::npos);
-  EXPECT_NE(r.metrics.find(
-                "stallwatch_alert_notifications_dropped_total{sink=\"webhook\",reason=\"retries\"} 0\n"),
-            std::string::npos);
+  EXPECT_NE(
+      r.metrics.find(
+          "stallwatch_alert_notifications_dropped_total{sink=\"webhook\",reason=\"retries\"} 0\n"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 
 #include <chrono>
 
+#include "engine/decoded_batch.h"
+#include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
-#include "ingest/decoded_batch.h"
-#include "ingest/name_table.h"
 
 namespace stallwatch::test {
 namespace {

@@ -11,7 +11,9 @@
 
 namespace stallwatch::test {
 
-const char* stallwatchd_path() { return STALLWATCH_TEST_STALLWATCHD; }
+const char* stallwatchd_path() {
+  return STALLWATCH_TEST_STALLWATCHD;
+}
 
 DaemonProcess::DaemonProcess(DaemonOptions options) : options_(std::move(options)) {
   http_port_ = free_tcp_port();
@@ -27,8 +29,12 @@ DaemonProcess::~DaemonProcess() {
 }
 
 bool DaemonProcess::start() {
-  std::vector<std::string> args = {stallwatchd_path(), "--ingest", tcp_endpoint_, "--ingest",
-                                   ipc_endpoint_, "--http",
+  std::vector<std::string> args = {stallwatchd_path(),
+                                   "--ingest",
+                                   tcp_endpoint_,
+                                   "--ingest",
+                                   ipc_endpoint_,
+                                   "--http",
                                    "127.0.0.1:" + std::to_string(http_port_)};
   if (!options_.config_toml.empty()) {
     const std::string path = dir_.path() + "/stallwatchd.toml";
@@ -47,18 +53,19 @@ bool DaemonProcess::start() {
       ::dup2(fd, 2);
     }
     std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
+    for (auto& a : args)
+      argv.push_back(a.data());
     argv.push_back(nullptr);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   pid_ = pid;
   return wait_until(
-      [&] {
-        if (!running()) return true;
-        return get("/healthz").status == 200;
-      },
-      options_.start_timeout) &&
+             [&] {
+               if (!running()) return true;
+               return get("/healthz").status == 200;
+             },
+             options_.start_timeout) &&
          running();
 }
 

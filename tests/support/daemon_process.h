@@ -30,7 +30,8 @@ class DaemonProcess {
   // Starts the daemon and waits for /healthz. Returns false (see log()) on failure.
   bool start();
   // Sends `signal` and waits for exit; returns the exit status, or nullopt on timeout.
-  std::optional<int> stop(int signal = 15, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  std::optional<int> stop(int signal = 15,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
   bool running() const;
 
   // The daemon's process id (-1 before start() and after stop() saw it exit).

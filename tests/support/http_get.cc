@@ -43,8 +43,8 @@ HttpResponse http_request(const std::string& host, int port, const std::string& 
     return response;
   }
   const std::string request = method + " " + target + " HTTP/1.1\r\nHost: " + host + ":" +
-                              std::to_string(port) + "\r\nConnection: close\r\n" +
-                              extra_headers + "\r\n";
+                              std::to_string(port) + "\r\nConnection: close\r\n" + extra_headers +
+                              "\r\n";
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(request.size())) {
     ::close(fd);

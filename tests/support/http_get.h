@@ -11,7 +11,7 @@
 namespace stallwatch::test {
 
 struct HttpResponse {
-  int status = 0;  // 0: no response (connection refused, timeout)
+  int status = 0;                              // 0: no response (connection refused, timeout)
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
 };

@@ -70,16 +70,16 @@ extern "C" {
 /* 0 is success; positive values are successful calls with a remark; negative
  * values are errors. sw_strerror() names each. */
 #define SW_OK 0
-#define SW_DROPPED 1               /* not recorded: buffer full or agent stopped; counted */
-#define SW_DISABLED 2              /* STALLWATCH_ENABLE=0 or sw_config "enable=0": nothing recorded */
+#define SW_DROPPED 1  /* not recorded: buffer full or agent stopped; counted */
+#define SW_DISABLED 2 /* STALLWATCH_ENABLE=0 or sw_config "enable=0": nothing recorded */
 #define SW_ERR_INVALID_ARGUMENT (-1)
-#define SW_ERR_UNKNOWN_KEY (-2)    /* sw_config_set: no such key */
-#define SW_ERR_BAD_VALUE (-3)      /* sw_config_set: value does not parse or is out of range */
+#define SW_ERR_UNKNOWN_KEY (-2) /* sw_config_set: no such key */
+#define SW_ERR_BAD_VALUE (-3)   /* sw_config_set: value does not parse or is out of range */
 #define SW_ERR_ALREADY_STARTED (-4)
 #define SW_ERR_NOT_STARTED (-5)
 #define SW_ERR_NO_MEMORY (-6)
-#define SW_ERR_TRANSPORT (-7)      /* ZeroMQ could not create or connect the socket */
-#define SW_ERR_LIMIT (-8)          /* a fixed limit was reached (e.g. interned names) */
+#define SW_ERR_TRANSPORT (-7) /* ZeroMQ could not create or connect the socket */
+#define SW_ERR_LIMIT (-8)     /* a fixed limit was reached (e.g. interned names) */
 #define SW_ERR_INTERNAL (-9)
 
 /* Returns a static, human-readable description of a status code. */
@@ -194,15 +194,15 @@ SW_API int sw_counter_f64(sw_name_t cat, sw_name_t name, double value) SW_NOEXCE
 /* ---- the agent's own statistics ---------------------------------------- */
 
 typedef struct sw_stats {
-  uint32_t size;             /* in: sizeof(sw_stats) of the caller's header; out: bytes filled */
-  uint32_t threads;          /* threads with a live event buffer */
-  uint64_t events_recorded;  /* accepted into a per-thread buffer */
-  uint64_t events_dropped;   /* refused (buffer full, stopped) or lost in a failed send */
-  uint64_t events_sent;      /* handed to ZeroMQ in a batch */
-  uint64_t batches_sent;     /* including heartbeats */
-  uint64_t heartbeats_sent;  /* batches with no events */
-  uint64_t send_failures;    /* batches ZeroMQ would not take (no peer, HWM) */
-  uint64_t queue_depth;      /* events buffered, not yet sent */
+  uint32_t size;            /* in: sizeof(sw_stats) of the caller's header; out: bytes filled */
+  uint32_t threads;         /* threads with a live event buffer */
+  uint64_t events_recorded; /* accepted into a per-thread buffer */
+  uint64_t events_dropped;  /* refused (buffer full, stopped) or lost in a failed send */
+  uint64_t events_sent;     /* handed to ZeroMQ in a batch */
+  uint64_t batches_sent;    /* including heartbeats */
+  uint64_t heartbeats_sent; /* batches with no events */
+  uint64_t send_failures;   /* batches ZeroMQ would not take (no peer, HWM) */
+  uint64_t queue_depth;     /* events buffered, not yet sent */
   int32_t pid;
   int32_t ppid;
   uint64_t events_lost_in_send; /* recorded, then in a batch ZeroMQ refused (in events_dropped) */
@@ -281,23 +281,23 @@ SW_API int sw_gpu_start(const char* mode) SW_NOEXCEPT;
 SW_API int sw_gpu_stop(void) SW_NOEXCEPT;
 
 typedef struct sw_gpu_stats {
-  uint32_t size;               /* in: sizeof(sw_gpu_stats) of the caller's header;
-                                  out: bytes filled */
-  uint32_t device_source;      /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
-  uint32_t running;            /* 1 between a successful sw_gpu_start and sw_gpu_stop */
-  uint32_t nvml_devices;       /* devices NVML samples; 0 when NVML is off */
-  uint64_t activity_records;   /* CUPTI records turned into events */
-  uint64_t activity_dropped;   /* CUPTI records lost before becoming events (no free buffer,
-                                  unreadable); also reported on the wire as agent drops */
-  uint64_t activity_skipped;   /* records of other kinds or without timestamps, ignored */
-  uint64_t buffers_completed;  /* activity buffers CUPTI handed back */
-  uint64_t buffers_refused;    /* buffer requests refused: the fixed pool was exhausted */
-  uint64_t clock_samples;      /* (CUPTI clock, agent clock) pairs taken */
-  uint64_t clock_resets;       /* CUPTI clock steps that restarted the mapping */
-  uint64_t nvml_samples;       /* NVML counter events recorded */
-  uint64_t nvml_errors;        /* NVML readings that failed */
-  uint32_t fell_back;          /* 1 when the last sw_gpu_start's first preference could not
-                                  start (and its one line on stderr said so) */
+  uint32_t size;              /* in: sizeof(sw_gpu_stats) of the caller's header;
+                                 out: bytes filled */
+  uint32_t device_source;     /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
+  uint32_t running;           /* 1 between a successful sw_gpu_start and sw_gpu_stop */
+  uint32_t nvml_devices;      /* devices NVML samples; 0 when NVML is off */
+  uint64_t activity_records;  /* CUPTI records turned into events */
+  uint64_t activity_dropped;  /* CUPTI records lost before becoming events (no free buffer,
+                                 unreadable); also reported on the wire as agent drops */
+  uint64_t activity_skipped;  /* records of other kinds or without timestamps, ignored */
+  uint64_t buffers_completed; /* activity buffers CUPTI handed back */
+  uint64_t buffers_refused;   /* buffer requests refused: the fixed pool was exhausted */
+  uint64_t clock_samples;     /* (CUPTI clock, agent clock) pairs taken */
+  uint64_t clock_resets;      /* CUPTI clock steps that restarted the mapping */
+  uint64_t nvml_samples;      /* NVML counter events recorded */
+  uint64_t nvml_errors;       /* NVML readings that failed */
+  uint32_t fell_back;         /* 1 when the last sw_gpu_start's first preference could not
+                                 start (and its one line on stderr said so) */
 } sw_gpu_stats;
 
 /* Fills `out` (set out->size first). Works in every state. */

@@ -297,8 +297,7 @@ static PyObject* native_gpu_stats(PyObject* module, PyObject* unused) {
   sw_gpu_describe(description, sizeof(description));
   PyObject* dict = PyDict_New();
   if (dict == NULL) return NULL;
-  int rc = put_i64(dict, "status", status) |
-           put_u64(dict, "device_source", stats.device_source) |
+  int rc = put_i64(dict, "status", status) | put_u64(dict, "device_source", stats.device_source) |
            put_u64(dict, "running", stats.running) |
            put_u64(dict, "nvml_devices", stats.nvml_devices) |
            put_u64(dict, "activity_records", stats.activity_records) |

@@ -9,21 +9,21 @@
 #include <fstream>
 #include <string>
 
+#include "engine/decoded_batch.h"
+#include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
-#include "ingest/decoded_batch.h"
-#include "ingest/name_table.h"
 
 namespace {
 
+using stallwatch::DeviceSource;
+using stallwatch::ProcessRole;
 using stallwatch::collector::BatchEncoder;
 using stallwatch::collector::DecodedBatch;
-using stallwatch::collector::DeviceSource;
 using stallwatch::collector::Event;
 using stallwatch::collector::EventKind;
 using stallwatch::collector::kEventValueIsDouble;
 using stallwatch::collector::NameId;
 using stallwatch::collector::NameTable;
-using stallwatch::collector::ProcessRole;
 
 constexpr std::int64_t kSentAtNs = 1'700'000'000'000'000'000;
 

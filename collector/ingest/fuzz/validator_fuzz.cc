@@ -6,9 +6,9 @@
 //     reject it for the same reason with the same words;
 //   - every accepted frame survives a round trip: re-encoded by BatchEncoder
 //     and decoded again, it gives the same batch;
-//   - stallwatchd's path (decode_header, then BatchPreparer::prepare_wire
-//     decoding and preparing the events in one pass, then finish) accepts and
-//     rejects exactly the same frames with the same words, and for an
+//   - stallwatchd's path (BatchDecoder::decode_prepared: validating,
+//     decoding and preparing the events in one pass) accepts and rejects
+//     exactly the same frames with the same words, and for an
 //     accepted frame keeps exactly the events BatchPreparer::prepare lists
 //     for the whole batch (all of them when the regions are not ready).
 
@@ -21,10 +21,10 @@
 
 #include "engine/batch_preparer.h"
 #include "engine/event_class.h"
+#include "engine/name_table.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_encoder.h"
 #include "ingest/frame_validator.h"
-#include "ingest/name_table.h"
 
 namespace {
 
@@ -37,7 +37,6 @@ using stallwatch::collector::NameTable;
 using stallwatch::collector::BatchPreparer;
 using stallwatch::collector::ClassMapping;
 using stallwatch::collector::PreparedBatch;
-using stallwatch::collector::WireEvents;
 
 struct FuzzState {
   NameTable names{1u << 16, 16u << 20};  // bounded: the fuzzer runs millions of inputs
@@ -58,12 +57,8 @@ struct FuzzState {
 // stallwatchd's receive path agrees with decode() on `data`.
 void check_wire_path(FuzzState& state, const std::uint8_t* data, std::size_t size,
                      const std::optional<stallwatch::collector::FrameError>& decoded) {
-  WireEvents events;
-  auto error = state.wire_decoder.decode_header({data, size}, state.wire_batch, events);
-  if (!error) {
-    const bool bad = state.preparer.prepare_wire(events, state.wire_batch, state.wire_prepared);
-    error = state.wire_decoder.finish(events, bad);
-  }
+  const auto error = state.wire_decoder.decode_prepared({data, size}, state.preparer,
+                                                        state.wire_batch, state.wire_prepared);
   if (error.has_value() != decoded.has_value()) std::abort();
   if (error) {
     if (error->reason != decoded->reason || error->detail != decoded->detail) std::abort();

@@ -13,8 +13,12 @@ inline constexpr std::uint32_t kProtocolMajor = 1;
 inline constexpr std::uint32_t kProtocolMinor = 0;
 inline constexpr std::uint32_t kProtocolVersion = kProtocolMajor << 16 | kProtocolMinor;
 
-constexpr std::uint32_t protocol_major(std::uint32_t version) { return version >> 16; }
-constexpr std::uint32_t protocol_minor(std::uint32_t version) { return version & 0xffffu; }
+constexpr std::uint32_t protocol_major(std::uint32_t version) {
+  return version >> 16;
+}
+constexpr std::uint32_t protocol_minor(std::uint32_t version) {
+  return version & 0xffffu;
+}
 
 // Limits both sides agree on. The agent never builds a batch past them; the
 // collector rejects frames that exceed them.

@@ -87,7 +87,8 @@ TEST(CppWrapper, DeviceLanesAndTheGpuSession) {
     ASSERT_TRUE(collector.receive_until([](const auto& b) { return has_final(b); }, kPatience));
     int on_lane = 0;
     for (const ReceivedBatch& batch : collector.received()) {
-      for (const ReceivedEvent& e : batch.events) on_lane += e.tid == lane;
+      for (const ReceivedEvent& e : batch.events)
+        on_lane += e.tid == lane;
     }
     EXPECT_EQ(on_lane, 2);
     EXPECT_EQ(collector.received().back().device_source, SW_DEVICE_SOURCE_CUDA_EVENTS);

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "alerts/default_rules.h"
+#include "default_rules.h"
 
 namespace stallwatch::collector {
 namespace {

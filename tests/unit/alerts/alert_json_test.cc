@@ -1,4 +1,4 @@
-#include "alerts/alert_json.h"
+#include "alert_json.h"
 
 #include <gtest/gtest.h>
 

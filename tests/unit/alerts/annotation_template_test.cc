@@ -1,4 +1,4 @@
-#include "alerts/annotation_template.h"
+#include "annotation_template.h"
 
 #include <gtest/gtest.h>
 

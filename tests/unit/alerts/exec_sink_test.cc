@@ -1,4 +1,4 @@
-#include "alerts/exec_sink.h"
+#include "exec_sink.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

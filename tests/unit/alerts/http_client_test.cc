@@ -1,4 +1,4 @@
-#include "alerts/http_client.h"
+#include "http_client.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/batch_coverage.h"
+#include "batch_coverage.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/breakpoint_queue.h"
+#include "breakpoint_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/coverage_map.h"
+#include "coverage_map.h"
 
 #include <gtest/gtest.h>
 

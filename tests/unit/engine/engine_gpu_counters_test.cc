@@ -6,15 +6,15 @@
 
 #include <cmath>
 
-#include "engine/device_lane.h"
-#include "engine/gpu_counter_tracker.h"
+#include "gpu_counter_tracker.h"
+#include "stallwatch/device_lane.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
 namespace {
 
 constexpr std::uint32_t lane(std::uint32_t device) {
-  return device_lane(device, kDeviceWideStream);
+  return wire::device_lane(device, wire::kDeviceWideStream);
 }
 
 const GpuCounterReading& reading(const RankSnapshot& r, std::size_t device, GpuCounter c) {
@@ -137,7 +137,7 @@ TEST(EngineGpuCounters, CountersNeverMakeTheDeviceBusy) {
   Harness h(small_config());
   auto main = h.source(100);
   main.source().device_source = DeviceSource::kCupti;
-  main.complete("gpu", "matmul", kT0 + ms(2), ms(3), device_lane(0, 7));
+  main.complete("gpu", "matmul", kT0 + ms(2), ms(3), wire::device_lane(0, 7));
   for (int i = 0; i < 10; ++i)
     main.counter("nvml.gpu_utilization_percent", kT0 + ms(i), 100, lane(0));
   h.send(main.take(kT0 + ms(10)));
@@ -151,12 +151,13 @@ TEST(EngineGpuCounters, CountersNeverMakeTheDeviceBusy) {
 }
 
 TEST(EngineGpuCounters, LaneDecoding) {
-  EXPECT_TRUE(is_device_lane(device_lane(0, 0)));
-  EXPECT_FALSE(is_device_lane(4'194'303));  // PID_MAX_LIMIT - 1
-  EXPECT_EQ(device_lane(3, 7), 0x83000007u);
-  EXPECT_EQ(lane_device(device_lane(127, 5)), 127u);
-  EXPECT_EQ(lane_stream(device_lane(2, kDeviceWideStream)), kDeviceWideStream);
-  EXPECT_EQ(lane_stream(device_lane(2, 0x1000007)), 7u);  // streams fold into 24 bits
+  EXPECT_TRUE(wire::is_device_lane(wire::device_lane(0, 0)));
+  EXPECT_FALSE(wire::is_device_lane(4'194'303));  // PID_MAX_LIMIT - 1
+  EXPECT_EQ(wire::device_lane(3, 7), 0x83000007u);
+  EXPECT_EQ(wire::lane_device(wire::device_lane(127, 5)), 127u);
+  EXPECT_EQ(wire::lane_stream(wire::device_lane(2, wire::kDeviceWideStream)),
+            wire::kDeviceWideStream);
+  EXPECT_EQ(wire::lane_stream(wire::device_lane(2, 0x1000007)), 7u);  // streams fold into 24 bits
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/class_cache.h"
+#include "class_cache.h"
 
 namespace stallwatch::collector {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/open_regions.h"
+#include "open_regions.h"
 
 #include <gtest/gtest.h>
 

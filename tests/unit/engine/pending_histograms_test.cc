@@ -1,4 +1,4 @@
-#include "engine/pending_histograms.h"
+#include "pending_histograms.h"
 
 #include <gtest/gtest.h>
 

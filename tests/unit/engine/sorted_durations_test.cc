@@ -1,4 +1,4 @@
-#include "engine/sorted_durations.h"
+#include "sorted_durations.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/step_tracker.h"
+#include "step_tracker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "engine/window_accumulator.h"
+#include "window_accumulator.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "activity_sink.h"
-#include "device_lane.h"
+#include "stallwatch/device_lane.h"
 
 namespace stallwatch::agent {
 namespace {
@@ -32,7 +32,7 @@ TEST(ActivityInterval, PlacesARecordOnItsStreamLaneOnTheAgentClock) {
   ASSERT_TRUE(clock.add_sample(source0, agent0));
   const auto interval = to_interval(record(1, 7, source0 + 10'000, source0 + 35'000), clock);
   ASSERT_TRUE(interval.has_value());
-  EXPECT_EQ(interval->lane, device_lane(1, 7));
+  EXPECT_EQ(interval->lane, wire::device_lane(1, 7));
   EXPECT_EQ(interval->start_ns, agent0 + 10'000);
   EXPECT_EQ(interval->dur_ns, 25'000);
 }
@@ -57,12 +57,12 @@ TEST(ActivityInterval, RefusesTimestampsBeyondTheAgentClock) {
 
 TEST(DeviceLane, NeverCollidesWithRealThreadIds) {
   constexpr std::uint32_t kPidMaxLimit = 1u << 22;
-  EXPECT_TRUE(is_device_lane(device_lane(0, 0)));
-  EXPECT_GE(device_lane(0, 0), kPidMaxLimit);
-  EXPECT_FALSE(is_device_lane(kPidMaxLimit - 1));
-  EXPECT_EQ(device_lane(3, 5), 0x80000000u | 3u << 24 | 5u);
-  EXPECT_NE(device_lane(0, kDeviceWideStream), device_lane(0, 0));
-  EXPECT_NE(device_lane(1, 0), device_lane(0, 0));
+  EXPECT_TRUE(wire::is_device_lane(wire::device_lane(0, 0)));
+  EXPECT_GE(wire::device_lane(0, 0), kPidMaxLimit);
+  EXPECT_FALSE(wire::is_device_lane(kPidMaxLimit - 1));
+  EXPECT_EQ(wire::device_lane(3, 5), 0x80000000u | 3u << 24 | 5u);
+  EXPECT_NE(wire::device_lane(0, wire::kDeviceWideStream), wire::device_lane(0, 0));
+  EXPECT_NE(wire::device_lane(1, 0), wire::device_lane(0, 0));
 }
 
 TEST(DisplayName, DemanglesKernelNamesAndBoundsTheirLength) {

@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
+#include "engine/name_table.h"
 #include "ingest/batch_decoder.h"
-#include "ingest/name_table.h"
-#include "replay/trace_reader.h"
-#include "test_files.h"
+#include "trace_files.h"
+#include "traces/trace_reader.h"
 
 namespace stallwatch::collector {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/device_lane.h"
+#include "stallwatch/device_lane.h"
 
 namespace stallwatch::collector::testing {
 namespace {
@@ -227,10 +227,11 @@ std::optional<Timeline> FakeBackend::timeline(std::string_view job, std::int32_t
       static_cast<ClassMask>(class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo)),
       "dataloader", "fetch.iter"});
   t.regions.push_back(TimelineRegion{kNow - kS, kNow, true, 5000, 5001, 0, "misc", "open-thing"});
-  t.regions.push_back(TimelineRegion{kNow - kS / 2, kNow - kS / 4, false, 4242, device_lane(0, 7),
-                                     class_bit(EventClass::kDeviceBusy), "gpu", "matmul"});
   t.regions.push_back(TimelineRegion{kNow - kS / 2, kNow - kS / 4, false, 4242,
-                                     device_lane(3, kDeviceWideStream),
+                                     wire::device_lane(0, 7), class_bit(EventClass::kDeviceBusy),
+                                     "gpu", "matmul"});
+  t.regions.push_back(TimelineRegion{kNow - kS / 2, kNow - kS / 4, false, 4242,
+                                     wire::device_lane(3, wire::kDeviceWideStream),
                                      class_bit(EventClass::kDeviceBusy), "gpu", "memset"});
   t.marks.push_back(TimelineMark{kNow - 3 * kS, 4242, 4242, "epoch.start", 2});
   return t;

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/device_lane.h"
 #include "fake_backend.h"
+#include "router.h"
 #include "serve/prometheus_text.h"
-#include "serve/router.h"
+#include "stallwatch/device_lane.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -68,14 +68,14 @@ TEST_F(GpuView, TimelineNamesDeviceLanes) {
     }
     return json();
   };
-  const json stream = lane(device_lane(0, 7));
+  const json stream = lane(wire::device_lane(0, 7));
   ASSERT_TRUE(stream.is_object()) << t["threads"].dump();
   EXPECT_EQ(stream["label"], "GPU 0 · stream 7");
   EXPECT_EQ(stream["device"], 0);
   EXPECT_EQ(stream["stream"], 7);
   EXPECT_EQ(stream["pid"], 4242);
   EXPECT_EQ(stream["role"], "main");
-  const json wide = lane(device_lane(3, kDeviceWideStream));
+  const json wide = lane(wire::device_lane(3, wire::kDeviceWideStream));
   ASSERT_TRUE(wide.is_object());
   EXPECT_EQ(wide["label"], "GPU 3 (device)");
   EXPECT_EQ(wide["device"], 3);
@@ -88,7 +88,7 @@ TEST_F(GpuView, TimelineNamesDeviceLanes) {
   for (const json& r : t["regions"]) {
     if (r["name"] == "matmul") {
       saw_kernel = true;
-      EXPECT_EQ(r["tid"], device_lane(0, 7));
+      EXPECT_EQ(r["tid"], wire::device_lane(0, 7));
       EXPECT_EQ(r["class"], "device_busy");
     }
   }

@@ -6,7 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "serve/text_escape.h"
+#include "text_escape.h"
 
 namespace stallwatch::collector {
 namespace {

@@ -1,4 +1,4 @@
-#include "serve/router.h"
+#include "router.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "serve/url.h"
+#include "url.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tui/api_parse.h"
+#include "api_parse.h"
 
 #include <gtest/gtest.h>
 

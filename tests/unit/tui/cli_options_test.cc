@@ -1,4 +1,4 @@
-#include "tui/cli_options.h"
+#include "cli_options.h"
 
 #include <gtest/gtest.h>
 

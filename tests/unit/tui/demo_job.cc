@@ -6,9 +6,9 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "engine/decoded_batch.h"
 #include "http_get.h"
 #include "ingest/batch_encoder.h"
-#include "ingest/decoded_batch.h"
 #include "test_env.h"
 
 namespace stallwatch::tui::test {
@@ -18,7 +18,7 @@ using collector::DecodedBatch;
 using collector::Event;
 using collector::EventKind;
 using collector::NameTable;
-using collector::ProcessRole;
+using stallwatch::ProcessRole;
 
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kS = 1'000'000'000;
@@ -141,7 +141,7 @@ SendResult send_demo_jobs(const std::string& endpoint) {
       DecodedBatch batch;
       batch.source = {p.job,   p.rank, "node-a",
                       p.pid,   p.ppid, "0.1.0",
-                      kDemoT0, p.role, collector::DeviceSource::kNone};
+                      kDemoT0, p.role, stallwatch::DeviceSource::kNone};
       batch.seq = seq;
       batch.sent_at_ns = sent_at;
       batch.final = final;

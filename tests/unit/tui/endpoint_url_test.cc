@@ -1,8 +1,8 @@
-#include "tui/endpoint_url.h"
+#include "endpoint_url.h"
 
 #include <gtest/gtest.h>
 
-#include "tui/api_paths.h"
+#include "api_paths.h"
 
 namespace stallwatch::tui {
 namespace {

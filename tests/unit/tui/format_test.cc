@@ -1,4 +1,4 @@
-#include "tui/format.h"
+#include "format.h"
 
 #include <gtest/gtest.h>
 

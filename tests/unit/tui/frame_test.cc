@@ -1,10 +1,10 @@
-#include "tui/frame.h"
+#include "frame.h"
 
 #include <gtest/gtest.h>
 
-#include "tui/main_view.h"
-#include "tui/table_layout.h"
-#include "tui/text_width.h"
+#include "main_view.h"
+#include "table_layout.h"
+#include "text_width.h"
 #include "tui_fixtures.h"
 
 namespace stallwatch::tui {

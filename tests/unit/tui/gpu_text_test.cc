@@ -1,14 +1,14 @@
 // NVML readings and GPU lanes in `stallwatch top`: parsed from the API,
 // formatted like the web page, and shown in the rank detail view.
 
-#include "tui/gpu_text.h"
+#include "gpu_text.h"
 
 #include <gtest/gtest.h>
 
-#include "tui/api_parse.h"
-#include "tui/frame.h"
-#include "tui/text_width.h"
-#include "tui/timeline_text.h"
+#include "api_parse.h"
+#include "frame.h"
+#include "text_width.h"
+#include "timeline_text.h"
 #include "tui_fixtures.h"
 
 namespace stallwatch::tui {

@@ -1,4 +1,4 @@
-#include "tui/sort_order.h"
+#include "sort_order.h"
 
 #include <gtest/gtest.h>
 

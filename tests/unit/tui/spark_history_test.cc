@@ -1,4 +1,4 @@
-#include "tui/spark_history.h"
+#include "spark_history.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "tui/sparkline.h"
+#include "sparkline.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "tui/text_width.h"
+#include "text_width.h"
 
 namespace stallwatch::tui {
 namespace {

@@ -1,4 +1,4 @@
-#include "tui/status_text.h"
+#include "status_text.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tui/table_layout.h"
+#include "table_layout.h"
 
 #include <gtest/gtest.h>
 

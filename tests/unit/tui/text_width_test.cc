@@ -1,4 +1,4 @@
-#include "tui/text_width.h"
+#include "text_width.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tui/timeline_text.h"
+#include "timeline_text.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tui/top_state.h"
+#include "top_state.h"
 
 #include <gtest/gtest.h>
 

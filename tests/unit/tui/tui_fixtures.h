@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "tui/api_model.h"
-#include "tui/top_model.h"
+#include "api_model.h"
+#include "top_model.h"
 
 namespace stallwatch::tui::test {
 

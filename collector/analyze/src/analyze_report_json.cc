@@ -1,0 +1,184 @@
+#include <nlohmann/json.hpp>
+
+#include "analyze_report.h"
+
+namespace stallwatch::collector {
+
+namespace {
+
+using nlohmann::json;
+
+double secs(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e9;
+}
+double micros(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e3;
+}
+
+json class_counts(const ClassCounts& counts) {
+  json out = json::object();
+  for (int c = 0; c < kEventClassCount; ++c) {
+    out[std::string(to_string(static_cast<EventClass>(c)))] = counts[static_cast<std::size_t>(c)];
+  }
+  return out;
+}
+
+json totals(const IntervalTotals& t) {
+  return {{"compute_seconds", secs(t.compute)},
+          {"app_io_seconds", secs(t.app_io)},
+          {"io_seconds", secs(t.io)},
+          {"fetch_seconds", secs(t.fetch)},
+          {"device_busy_seconds", secs(t.device_busy)},
+          {"comm_seconds", secs(t.comm)},
+          {"unoverlapped_app_io_seconds", secs(t.unoverlapped_app_io)},
+          {"unoverlapped_io_seconds", secs(t.unoverlapped_io)},
+          {"unoverlapped_compute_seconds", secs(t.unoverlapped_compute)},
+          {"unoverlapped_app_compute_seconds", secs(t.unoverlapped_app_compute)},
+          {"compute_only_seconds", secs(t.compute_only)},
+          {"fetch_not_device_seconds", secs(t.fetch_not_device)}};
+}
+
+json dftracer(const DfJobSummary& s) {
+  json out = totals(s.exact);
+  out["job_time_seconds"] = secs(s.end_ns - s.start_ns);
+  out["start_ns"] = s.start_ns;
+  out["end_ns"] = s.end_ns;
+  out["events"] = s.events;
+  out["ops"] = class_counts(s.ops);
+  out["passes"] = s.passes;
+  json ranks = json::array();
+  for (const DfRankSummary& r : s.ranks) {
+    json rank = totals(r.exact);
+    rank["rank"] = r.rank;
+    rank["host"] = r.host;
+    rank["main_pid"] = r.main_pid;
+    rank["wall_seconds"] = secs(r.end_ns - r.start_ns);
+    rank["events"] = r.events;
+    rank["ops"] = class_counts(r.ops);
+    rank["late_intervals"] = r.late_intervals;
+    ranks.push_back(std::move(rank));
+  }
+  out["ranks"] = std::move(ranks);
+  if (s.binned) {
+    const BinnedTotals& b = *s.binned;
+    out["binned"] = {{"granularity_seconds", secs(b.granularity_ns)},
+                     {"bins", b.bins},
+                     {"total_seconds", secs(s.end_ns - s.start_ns)},
+                     {"compute_seconds", secs(b.compute)},
+                     {"io_seconds", secs(b.io)},
+                     {"app_io_seconds", secs(b.app_io)},
+                     {"unoverlapped_io_seconds", secs(b.unoverlapped_io)},
+                     {"unoverlapped_compute_seconds", secs(b.unoverlapped_compute)},
+                     {"unoverlapped_app_io_seconds", secs(b.unoverlapped_app_io)},
+                     {"unoverlapped_app_compute_seconds", secs(b.unoverlapped_app_compute)}};
+  }
+  return out;
+}
+
+json hta(const HtaBreakdown& h) {
+  json ranks = json::array();
+  for (const HtaRankBreakdown& r : h.ranks) {
+    json rank = {{"rank", r.rank}, {"file", r.file}, {"gpu_events", r.gpu_events}};
+    if (r.gpu_events > 0) {
+      rank["idle_time_us"] = micros(r.idle_ns);
+      rank["compute_time_us"] = micros(r.compute_ns);
+      rank["non_compute_time_us"] = micros(r.non_compute_ns);
+      rank["kernel_time_us"] = micros(r.span_ns);
+      rank["idle_time_pctg"] = r.idle_pct;
+      rank["compute_time_pctg"] = r.compute_pct;
+      rank["non_compute_time_pctg"] = r.non_compute_pct;
+      rank["comp_comm_overlap_pctg"] = r.has_comm ? json(r.comm_comp_overlap_pct) : json(nullptr);
+    }
+    json streams = json::array();
+    for (const HtaStreamIdle& s : r.streams) {
+      streams.push_back({{"stream", s.stream},
+                         {"host_wait_us", micros(s.host_wait_ns)},
+                         {"kernel_wait_us", micros(s.kernel_wait_ns)},
+                         {"other_us", micros(s.other_ns)}});
+    }
+    rank["idle_by_stream"] = std::move(streams);
+    ranks.push_back(std::move(rank));
+  }
+  return {{"profiler_steps", h.profiler_steps},
+          {"dropped_last_step", h.dropped_last_step},
+          {"ranks", std::move(ranks)}};
+}
+
+json window(const WindowMetrics& w) {
+  return {{"window_seconds", secs(w.window_ns)},
+          {"start_ns", w.start_ns},
+          {"end_ns", w.end_ns},
+          {"wall_seconds", w.wall_seconds},
+          {"compute_seconds", w.compute_seconds},
+          {"app_io_seconds", w.app_io_seconds},
+          {"io_seconds", w.io_seconds},
+          {"fetch_seconds", w.fetch_seconds},
+          {"comm_seconds", w.comm_seconds},
+          {"unoverlapped_app_io_seconds", w.unoverlapped_app_io_seconds},
+          {"unoverlapped_io_seconds", w.unoverlapped_io_seconds},
+          {"unoverlapped_compute_seconds", w.unoverlapped_compute_seconds},
+          {"device_busy_seconds", w.device_busy_seconds},
+          {"data_stall_seconds", w.data_stall_seconds},
+          {"overlap_ratio", w.overlap_ratio},
+          {"device_idle_ratio", w.device_idle_ratio},
+          {"data_stall_ratio", w.data_stall_ratio},
+          {"steps", w.steps},
+          {"step_seconds_p50", w.step_seconds_p50},
+          {"step_seconds_p95", w.step_seconds_p95},
+          {"steps_per_second", w.steps_per_second},
+          {"verdict", std::string(to_string(w.verdict))}};
+}
+
+json engine(const Snapshot& snap) {
+  json jobs = json::array();
+  for (const JobSnapshot& job : snap.jobs) {
+    json ranks = json::array();
+    for (const RankSnapshot& rank : job.ranks) {
+      json windows = json::array();
+      for (const WindowMetrics& w : rank.windows)
+        windows.push_back(window(w));
+      ranks.push_back({{"rank", rank.rank},
+                       {"device_source", std::string(to_string(rank.device_source))},
+                       {"verdict", std::string(to_string(rank.verdict))},
+                       {"start_ns", rank.start_ns},
+                       {"end_ns", rank.end_ns},
+                       {"events_received", rank.counters.events_received},
+                       {"late_events", rank.counters.late_events},
+                       {"windows", std::move(windows)}});
+    }
+    jobs.push_back({{"job", job.job},
+                    {"verdict", std::string(to_string(job.verdict))},
+                    {"ranks", std::move(ranks)}});
+  }
+  return {{"jobs", std::move(jobs)}};
+}
+
+}  // namespace
+
+void write_report_json(const AnalyzeReport& report, std::ostream& out) {
+  json doc;
+  doc["files"] = report.files;
+  doc["classes"] = report.mapping;
+  json reads = json::array();
+  for (const ReadStats& s : report.reads) {
+    json problems = json::array();
+    for (const ReadProblem& p : s.problems) {
+      problems.push_back({{"line", p.line}, {"offset", p.offset}, {"message", p.message}});
+    }
+    reads.push_back({{"file", s.file},
+                     {"bytes", s.bytes},
+                     {"records", s.records},
+                     {"events", s.events},
+                     {"metadata", s.metadata},
+                     {"aggregated", s.aggregated},
+                     {"malformed", s.malformed},
+                     {"problems", std::move(problems)}});
+  }
+  doc["reads"] = std::move(reads);
+  if (report.dftracer) doc["dfanalyzer"] = dftracer(*report.dftracer);
+  if (report.hta) doc["hta"] = hta(*report.hta);
+  if (report.engine) doc["stallwatch"] = engine(*report.engine);
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace stallwatch::collector

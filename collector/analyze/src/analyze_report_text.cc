@@ -1,0 +1,156 @@
+#include <cmath>
+
+#include "analyze_report.h"
+#include "traces/text_table.h"
+
+namespace stallwatch::collector {
+
+namespace {
+
+std::uint64_t ops(const ClassCounts& counts, EventClass c) {
+  return counts[static_cast<std::size_t>(c)];
+}
+
+std::string window_label(std::int64_t window_ns) {
+  if (window_ns == 0) return "total";
+  if (window_ns % 1'000'000'000 == 0) return std::to_string(window_ns / 1'000'000'000) + "s";
+  return fixed(static_cast<double>(window_ns) / 1e9, 3) + "s";
+}
+
+std::string pct(double ratio) {
+  return std::isnan(ratio) ? "-" : fixed(100.0 * ratio, 1);
+}
+
+void write_dftracer(const DfJobSummary& s, std::ostream& out) {
+  out << "\nDFAnalyzer summary: dftracer, " << s.ranks.size()
+      << " rank(s); seconds; exact interval unions per rank, summed over ranks\n";
+  const bool binned = s.binned.has_value();
+  std::vector<std::string> header{"metric", "exact"};
+  if (binned) {
+    const double g = static_cast<double>(s.binned->granularity_ns) / 1e9;
+    header.push_back("per-bin " + fixed(g, g == std::floor(g) ? 0 : 3) + "s (DFAnalyzer approx.)");
+  }
+  TextTable table(header);
+  auto add = [&](std::string name, std::int64_t exact, std::optional<std::int64_t> approx) {
+    std::vector<std::string> row{std::move(name), seconds_from_ns(exact)};
+    if (binned) row.push_back(approx ? seconds_from_ns(*approx) : "-");
+    table.row(std::move(row));
+  };
+  const IntervalTotals& e = s.exact;
+  const auto b = [&](std::int64_t BinnedTotals::*field) -> std::optional<std::int64_t> {
+    if (!binned) return std::nullopt;
+    return (*s.binned).*field;
+  };
+  add("job time", s.end_ns - s.start_ns,
+      binned ? std::optional(s.end_ns - s.start_ns) : std::nullopt);
+  add("compute", e.compute, b(&BinnedTotals::compute));
+  add("app I/O", e.app_io, b(&BinnedTotals::app_io));
+  add("I/O", e.io, b(&BinnedTotals::io));
+  add("unoverlapped app I/O", e.unoverlapped_app_io, b(&BinnedTotals::unoverlapped_app_io));
+  add("unoverlapped I/O", e.unoverlapped_io, b(&BinnedTotals::unoverlapped_io));
+  add("unoverlapped compute", e.unoverlapped_compute, b(&BinnedTotals::unoverlapped_compute));
+  add("unoverlapped app compute", e.unoverlapped_app_compute,
+      b(&BinnedTotals::unoverlapped_app_compute));
+  add("fetch", e.fetch, std::nullopt);
+  table.print(out);
+  out << "  ops: compute " << ops(s.ops, EventClass::kCompute) << ", fetch "
+      << ops(s.ops, EventClass::kFetch) << ", app I/O " << ops(s.ops, EventClass::kAppIo)
+      << ", I/O " << ops(s.ops, EventClass::kIo) << ", device "
+      << ops(s.ops, EventClass::kDeviceBusy) << ", comm " << ops(s.ops, EventClass::kComm) << "; "
+      << s.events << " events";
+  if (s.passes > 1) out << "; " << s.passes << " passes";
+  out << "\n";
+
+  TextTable ranks({"rank", "host", "wall", "compute", "app I/O", "I/O", "fetch", "unovl app I/O",
+                   "unovl I/O", "compute ops", "fetch ops"});
+  for (const DfRankSummary& r : s.ranks) {
+    ranks.row({std::to_string(r.rank), r.host.empty() ? "-" : r.host,
+               seconds_from_ns(r.end_ns - r.start_ns), seconds_from_ns(r.exact.compute),
+               seconds_from_ns(r.exact.app_io), seconds_from_ns(r.exact.io),
+               seconds_from_ns(r.exact.fetch), seconds_from_ns(r.exact.unoverlapped_app_io),
+               seconds_from_ns(r.exact.unoverlapped_io),
+               std::to_string(ops(r.ops, EventClass::kCompute)),
+               std::to_string(ops(r.ops, EventClass::kFetch))});
+  }
+  out << "\n  per rank (seconds):\n";
+  ranks.print(out, "  ");
+}
+
+void write_hta(const HtaBreakdown& h, std::ostream& out) {
+  out << "\nHTA temporal breakdown: Kineto, " << h.ranks.size() << " rank(s); µs";
+  if (h.dropped_last_step) out << "; last of " << h.profiler_steps << " profiler steps dropped";
+  out << "\n";
+  TextTable table({"rank", "idle", "compute", "non-compute", "span", "idle %", "compute %",
+                   "non-compute %", "comm-comp overlap %"});
+  for (const HtaRankBreakdown& r : h.ranks) {
+    if (r.gpu_events == 0) {
+      table.row({std::to_string(r.rank), "-", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    table.row({std::to_string(r.rank), micros_from_ns(r.idle_ns), micros_from_ns(r.compute_ns),
+               micros_from_ns(r.non_compute_ns), micros_from_ns(r.span_ns), fixed(r.idle_pct, 2),
+               fixed(r.compute_pct, 2), fixed(r.non_compute_pct, 2),
+               r.has_comm ? fixed(r.comm_comp_overlap_pct, 2) : "-"});
+  }
+  table.print(out);
+  out << "\n  idle time by stream (µs; kernel wait = gap under 30 µs):\n";
+  TextTable streams({"rank", "stream", "host wait", "kernel wait", "other"});
+  for (const HtaRankBreakdown& r : h.ranks) {
+    for (const HtaStreamIdle& s : r.streams) {
+      streams.row({std::to_string(r.rank), std::to_string(s.stream), micros_from_ns(s.host_wait_ns),
+                   micros_from_ns(s.kernel_wait_ns), micros_from_ns(s.other_ns)});
+    }
+  }
+  streams.print(out, "  ");
+}
+
+void write_engine(const Snapshot& snap, std::ostream& out) {
+  out << "\nstallwatch view: the live engine over the recorded run (whole run, then the last "
+         "window of each size)\n";
+  TextTable table({"job/rank", "window", "wall s", "device busy s", "data stall s", "data stall %",
+                   "device idle %", "overlap %", "steps", "verdict", "device signal"});
+  for (const JobSnapshot& job : snap.jobs) {
+    for (const RankSnapshot& rank : job.ranks) {
+      // Totals first, then the sliding windows shorter than the run.
+      std::vector<const WindowMetrics*> order;
+      double total_wall = 0;
+      for (const auto& w : rank.windows) {
+        if (w.window_ns == 0) {
+          order.insert(order.begin(), &w);
+          total_wall = w.wall_seconds;
+        }
+      }
+      for (const auto& w : rank.windows) {
+        if (w.window_ns != 0 && w.wall_seconds > 0 && w.wall_seconds < total_wall)
+          order.push_back(&w);
+      }
+      for (const WindowMetrics* w : order) {
+        table.row({job.job + "/" + std::to_string(rank.rank), window_label(w->window_ns),
+                   fixed(w->wall_seconds, 3), fixed(w->device_busy_seconds, 3),
+                   fixed(w->data_stall_seconds, 3), pct(w->data_stall_ratio),
+                   pct(w->device_idle_ratio), pct(w->overlap_ratio), std::to_string(w->steps),
+                   std::string(to_string(w->verdict)), std::string(to_string(rank.device_source))});
+      }
+    }
+  }
+  table.print(out);
+}
+
+}  // namespace
+
+void write_report_text(const AnalyzeReport& report, std::ostream& out) {
+  std::uint64_t events = 0, malformed = 0, bytes = 0;
+  for (const ReadStats& s : report.reads) {
+    events += s.events;
+    malformed += s.malformed;
+    bytes += s.bytes;
+  }
+  out << "stallwatch analyze: " << report.files.size() << " file(s), "
+      << fixed(static_cast<double>(bytes) / 1e6, 1) << " MB, " << events << " events, " << malformed
+      << " malformed; classes: " << report.mapping << "\n";
+  if (report.dftracer) write_dftracer(*report.dftracer, out);
+  if (report.hta) write_hta(*report.hta, out);
+  if (report.engine) write_engine(*report.engine, out);
+}
+
+}  // namespace stallwatch::collector

@@ -1,3 +1,0 @@
-#include "app/stallwatch_command.h"
-
-int main(int argc, char** argv) { return stallwatch::collector::stallwatch_main(argc, argv); }

@@ -1,3 +1,0 @@
-#include "app/stallwatchd_command.h"
-
-int main(int argc, char** argv) { return stallwatch::collector::stallwatchd_main(argc, argv); }

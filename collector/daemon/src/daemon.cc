@@ -1,0 +1,189 @@
+#include "daemon.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "alerts/alerting.h"
+#include "engine_host.h"
+#include "ingest/batch_decoder.h"
+#include "ingest_loop.h"
+#include "journal.h"
+#include "serve/http_server.h"
+#include "stallwatch/version.h"
+#include "systemd_notify.h"
+#include "web/web_assets.h"
+
+namespace stallwatch::collector {
+namespace {
+
+ServeConfig serve_config(const DaemonConfig& c) {
+  ServeConfig s;
+  s.host = c.http_host;
+  s.port = c.http_port;
+  s.max_connections = c.http_max_connections;
+  s.bearer_token = c.http_token;
+  s.timeline_max_seconds = c.engine.timeline_ns / kNsPerSecond;
+  s.series_max_seconds = c.engine.history_ns / kNsPerSecond;
+  s.static_files = [](std::string_view path) -> std::optional<StaticFile> {
+    const WebAsset* asset = find_web_asset(path);
+    if (asset == nullptr) return std::nullopt;
+    return StaticFile{asset->content, asset->content_type};
+  };
+  return s;
+}
+
+}  // namespace
+
+Daemon::Daemon(DaemonConfig config) : config_(std::move(config)) {}
+
+Daemon::~Daemon() {
+  stop();
+}
+
+std::uint16_t Daemon::http_port() const {
+  return http_ ? http_->port() : 0;
+}
+
+std::string Daemon::start() {
+  started_at_ns_ = collector_now_ns();
+  host_ = std::make_unique<EngineHost>(config_.engine);
+  std::unique_ptr<JournalWriter> journal;
+  if (config_.journal_dir) {
+    restore_journal();
+    journal = std::make_unique<JournalWriter>(*config_.journal_dir, config_.journal_max_bytes);
+    if (auto err = journal->open(); !err.empty()) return err;
+  }
+  ingest_ = std::make_unique<IngestLoop>(*host_, std::move(journal));
+  if (auto err = ingest_->bind(config_.ingest_endpoints); !err.empty()) {
+    return "cannot listen for agents on " + err;
+  }
+  http_ = std::make_unique<HttpServer>(serve_config(config_), *host_);
+  if (auto err = http_->start(); !err.empty()) return err;
+  alerting_ = std::make_unique<Alerting>(config_.alerts, config_.engine.windows_ns,
+                                         config_.alerts.external_url.empty()
+                                             ? dashboard_base_url(config_.http_host, http_->port())
+                                             : config_.alerts.external_url);
+  alerting_->start();
+
+  tick_once(collector_now_ns());
+  ingest_->start();
+  tick_thread_ = std::thread([this] { tick_loop(); });
+  started_ = true;
+
+  for (const auto& e : ingest_->endpoints())
+    spdlog::info("listening for agents on {}", e);
+  spdlog::info("dashboard and API on http://{}:{}/", config_.http_host, http_->port());
+  systemd_notify_ready("stallwatchd " + std::string(kVersion) + " serving on " + config_.http_host +
+                       ":" + std::to_string(http_->port()));
+  return {};
+}
+
+void Daemon::stop() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (started_) systemd_notify_stopping();
+  if (tick_thread_.joinable()) tick_thread_.join();
+  if (ingest_) ingest_->stop();
+  if (http_) http_->stop();
+  if (alerting_) alerting_->stop();
+}
+
+void Daemon::restore_journal() {
+  const std::int64_t now = collector_now_ns();
+  const std::int64_t since = now - config_.engine.history_ns;
+  std::size_t frames = 0;
+  std::lock_guard lock(host_->mutex());
+  BatchDecoder decoder(host_->names());
+  DecodedBatch batch;
+  std::int64_t next_tick = 0;
+  for (const auto& segment : journal_segments(*config_.journal_dir)) {
+    auto err = read_journal_segment(segment,
+                                    [&](std::span<const std::uint8_t> frame, std::int64_t recv_ns) {
+                                      if (recv_ns < since || recv_ns > now) return;
+                                      if (decoder.decode(frame, batch)) return;
+                                      if (next_tick == 0) next_tick = recv_ns + config_.tick_ns;
+                                      while (recv_ns >= next_tick) {
+                                        host_->engine().tick(next_tick);
+                                        next_tick += config_.tick_ns;
+                                      }
+                                      host_->engine().ingest(batch, recv_ns);
+                                      ++frames;
+                                    });
+    if (!err.empty()) spdlog::warn("journal: skipped {}", err);
+  }
+  if (frames > 0) {
+    spdlog::info("journal: restored {} batches from {}", frames, *config_.journal_dir);
+  }
+}
+
+void Daemon::tick_loop() {
+  using clock = std::chrono::steady_clock;
+  const auto period = std::chrono::nanoseconds(config_.tick_ns);
+  auto next = clock::now() + period;
+  while (true) {
+    {
+      std::unique_lock lock(stop_mutex_);
+      if (stop_cv_.wait_until(lock, next, [this] { return stopping_; })) return;
+    }
+    try {
+      tick_once(collector_now_ns());
+    } catch (const std::exception& e) {
+      spdlog::error("tick failed, skipping it: {}", e.what());
+    }
+    systemd_notify_watchdog();
+    next += period;
+    if (next < clock::now()) next = clock::now() + period;  // fell behind: don't burst
+  }
+}
+
+void Daemon::tick_once(std::int64_t now_ns) {
+  auto state = std::make_shared<PublishedState>();
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_seconds();
+  {
+    std::lock_guard lock(host_->mutex());
+    state->snapshot = host_->engine().tick(now_ns);
+    const IngestStats& in = ingest_->stats();
+    DaemonStatus& s = state->status;
+    s.frames_received = in.frames_received;
+    s.bytes_received = in.bytes_received;
+    s.events_received = in.events_received;
+    for (std::size_t r = 0; r < kFrameErrorReasonCount; ++r) {
+      s.invalid_frames.emplace_back(
+          std::string(frame_error_reason_name(static_cast<FrameErrorReason>(r))),
+          in.invalid_frames[r]);
+    }
+    s.names_interned = host_->names().size();
+    s.names_overflowed = host_->names().overflowed();
+  }
+  tick_stats_.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                  thread_cpu_seconds() - cpu0);
+  DaemonStatus& s = state->status;
+  s.version = kVersion;
+  s.uptime_seconds = static_cast<double>(now_ns - started_at_ns_) / 1e9;
+  s.tick = state->snapshot->tick;
+  s.tick_ms = config_.tick_ns / 1'000'000;
+  s.tick_seconds_last = tick_stats_.wall_last();
+  s.tick_seconds_max = tick_stats_.wall_max();
+  s.tick_seconds_p50 = tick_stats_.wall_quantile(0.50);
+  s.tick_seconds_p99 = tick_stats_.wall_quantile(0.99);
+  s.tick_cpu_seconds_last = tick_stats_.cpu_last();
+  s.tick_cpu_seconds_p99 = tick_stats_.cpu_quantile(0.99);
+  s.connections_accepted = ingest_->connections_accepted();
+  s.connections_closed = ingest_->connections_closed();
+  s.ingest_endpoints = ingest_->endpoints();
+  s.ingest_lag_seconds = static_cast<double>(ingest_->take_max_lag_ns()) / 1e9;
+  if (alerting_) {
+    state->alerts = alerting_->on_tick(*state->snapshot);
+    s.alert_sinks = alerting_->sink_stats();
+  }
+  host_->publish(std::move(state));
+  if (http_) http_->on_tick();
+}
+
+}  // namespace stallwatch::collector

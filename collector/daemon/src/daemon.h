@@ -1,0 +1,58 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "daemon_config.h"
+#include "tick_stats.h"
+
+namespace stallwatch::collector {
+
+class Alerting;
+class EngineHost;
+class IngestLoop;
+class HttpServer;
+
+// stallwatchd assembled: the engine host, the ingest threads (receive and
+// apply, IngestLoop), the tick thread
+// (engine tick -> alerts -> PublishedState -> WebSocket push, once per tick),
+// the alert sinks' sender threads and the HTTP server. start() binds
+// everything and returns an error naming what could not be bound; stop()
+// shuts down in reverse order, bounded.
+// Owned and driven by the main thread.
+class Daemon {
+ public:
+  explicit Daemon(DaemonConfig config);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  std::string start();
+  void stop();
+
+  std::uint16_t http_port() const;
+
+ private:
+  void restore_journal();
+  void tick_loop();
+  void tick_once(std::int64_t now_ns);
+
+  DaemonConfig config_;
+  std::unique_ptr<EngineHost> host_;
+  std::unique_ptr<IngestLoop> ingest_;
+  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<Alerting> alerting_;
+  std::thread tick_thread_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  bool started_ = false;
+  std::int64_t started_at_ns_ = 0;
+  TickStats tick_stats_;  // tick thread only
+};
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,299 @@
+#include "daemon_config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <toml.hpp>
+
+#include "alerts/alerts_config_toml.h"
+#include "config/class_rules_toml.h"
+#include "config/toml_fields.h"
+#include "ingest/ipc_endpoint.h"
+
+namespace stallwatch::collector {
+namespace {
+
+std::string apply_ingest(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "ingest", {});
+  if (auto err = s.allow_only({"endpoints"}); !err.empty()) return err;
+  if (s.has("endpoints")) {
+    std::vector<std::string> endpoints;
+    if (auto err = s.string_list("endpoints", endpoints); !err.empty()) return err;
+    if (endpoints.empty()) return s.error("endpoints", "needs at least one endpoint");
+    c.ingest_endpoints = std::move(endpoints);
+  }
+  return {};
+}
+
+std::string apply_http(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "http", {});
+  if (auto err = s.allow_only({"listen", "token", "token_file", "max_connections"}); !err.empty()) {
+    return err;
+  }
+  if (s.has("listen")) {
+    std::string listen;
+    if (auto err = s.string("listen", listen); !err.empty()) return err;
+    if (!parse_host_port(listen, c.http_host, c.http_port)) {
+      return s.error("listen", "expected HOST:PORT, got '" + listen + "'");
+    }
+  }
+  if (s.has("token") && s.has("token_file")) {
+    return s.error("token_file", "set either token or token_file, not both");
+  }
+  if (s.has("token")) {
+    if (auto err = s.string("token", c.http_token); !err.empty()) return err;
+  }
+  if (s.has("token_file")) {
+    std::string path;
+    if (auto err = s.string("token_file", path); !err.empty()) return err;
+    std::ifstream in(path);
+    if (!in) return s.error("token_file", "cannot read '" + path + "'");
+    std::getline(in, c.http_token);
+    if (c.http_token.empty()) return s.error("token_file", "'" + path + "' is empty");
+  }
+  if (s.has("max_connections")) {
+    std::int64_t n = 0;
+    if (auto err = s.integer("max_connections", n, 1, 100000); !err.empty()) return err;
+    c.http_max_connections = static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+std::string apply_engine(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "engine", {});
+  if (auto err =
+          s.allow_only({"windows", "verdict_window", "resolution", "lateness", "silent_after",
+                        "forget_after", "history", "timeline", "timeline_max_regions", "tick",
+                        "max_ranks", "step_mark", "batch_size_counter"});
+      !err.empty()) {
+    return err;
+  }
+  EngineConfig& e = c.engine;
+  if (s.has("windows")) {
+    std::vector<std::string> names;
+    if (auto err = s.string_list("windows", names); !err.empty()) return err;
+    if (names.empty()) return s.error("windows", "needs at least one window");
+    std::vector<std::int64_t> windows;
+    for (const auto& n : names) {
+      auto ns = parse_duration(n);
+      if (!ns || *ns <= 0) return s.error("windows", "'" + n + "' is not a duration like \"60s\"");
+      windows.push_back(*ns);
+    }
+    e.windows_ns = std::move(windows);
+    if (std::find(e.windows_ns.begin(), e.windows_ns.end(), e.verdict_window_ns) ==
+        e.windows_ns.end()) {
+      e.verdict_window_ns = e.windows_ns.size() > 1 ? e.windows_ns[1] : e.windows_ns[0];
+    }
+  }
+  struct DurationKey {
+    const char* key;
+    std::int64_t* target;
+  };
+  for (auto [key, target] :
+       {DurationKey{"verdict_window", &e.verdict_window_ns},
+        DurationKey{"resolution", &e.resolution_ns}, DurationKey{"lateness", &e.lateness_ns},
+        DurationKey{"silent_after", &e.silent_after_ns},
+        DurationKey{"forget_after", &e.forget_after_ns}, DurationKey{"history", &e.history_ns},
+        DurationKey{"timeline", &e.timeline_ns}, DurationKey{"tick", &c.tick_ns}}) {
+    if (s.has(key)) {
+      if (auto err = s.duration(key, *target, false); !err.empty()) return err;
+    }
+  }
+  std::int64_t n = 0;
+  if (s.has("timeline_max_regions")) {
+    if (auto err = s.integer("timeline_max_regions", n, 1, 10'000'000); !err.empty()) return err;
+    e.timeline_max_regions = static_cast<std::size_t>(n);
+  }
+  if (s.has("max_ranks")) {
+    if (auto err = s.integer("max_ranks", n, 1, 1'000'000); !err.empty()) return err;
+    e.max_ranks = static_cast<std::size_t>(n);
+  }
+  if (s.has("step_mark")) {
+    if (auto err = s.string("step_mark", e.step_mark); !err.empty()) return err;
+  }
+  if (s.has("batch_size_counter")) {
+    if (auto err = s.string("batch_size_counter", e.batch_size_counter); !err.empty()) return err;
+  }
+  return {};
+}
+
+std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "verdict", {});
+  if (auto err = s.allow_only(
+          {"idle_busy_ratio", "data_stall_ratio", "unoverlapped_io_ratio", "device_idle_ratio"});
+      !err.empty()) {
+    return err;
+  }
+  VerdictThresholds& v = c.engine.verdict;
+  struct RatioKey {
+    const char* key;
+    double* target;
+  };
+  for (auto [key, target] : {RatioKey{"idle_busy_ratio", &v.idle_busy_ratio},
+                             RatioKey{"data_stall_ratio", &v.data_stall_ratio},
+                             RatioKey{"unoverlapped_io_ratio", &v.unoverlapped_io_ratio},
+                             RatioKey{"device_idle_ratio", &v.device_idle_ratio}}) {
+    if (s.has(key)) {
+      if (auto err = s.ratio(key, *target); !err.empty()) return err;
+    }
+  }
+  return {};
+}
+
+std::string apply_journal(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "journal", {});
+  if (auto err = s.allow_only({"dir", "max_bytes"}); !err.empty()) return err;
+  if (s.has("dir")) {
+    std::string dir;
+    if (auto err = s.string("dir", dir); !err.empty()) return err;
+    c.journal_dir = dir;
+  }
+  if (s.has("max_bytes")) {
+    std::int64_t n = 0;
+    if (auto err = s.integer("max_bytes", n, 1 << 20, std::int64_t{1} << 50); !err.empty()) {
+      return err;
+    }
+    c.journal_max_bytes = static_cast<std::uint64_t>(n);
+  }
+  return {};
+}
+
+std::string apply_alerts(const toml::value& t, DaemonConfig& c) {
+  return apply_alerts_toml(t, {}, c.alerts);
+}
+
+std::string apply_log(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "log", {});
+  if (auto err = s.allow_only({"level"}); !err.empty()) return err;
+  if (s.has("level")) {
+    std::string level;
+    if (auto err = s.string("level", level); !err.empty()) return err;
+    static constexpr std::string_view kLevels[] = {"trace", "debug", "info",
+                                                   "warn",  "error", "off"};
+    if (std::find(std::begin(kLevels), std::end(kLevels), level) == std::end(kLevels)) {
+      return s.error("level",
+                     "expected one of trace, debug, info, warn, error, off; got '" + level + "'");
+    }
+    c.log_level = level;
+  }
+  return {};
+}
+
+}  // namespace
+
+DaemonConfig default_daemon_config() {
+  DaemonConfig c;
+  c.ingest_endpoints = {"tcp://127.0.0.1:5557", default_ipc_endpoint()};
+  return c;
+}
+
+std::string format_window(std::int64_t ns) {
+  if (ns == 0) return "total";
+  if (ns % kNsPerSecond == 0) return std::to_string(ns / kNsPerSecond) + "s";
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + "ms";
+  return std::to_string(ns) + "ns";
+}
+
+bool parse_host_port(std::string_view text, std::string& host, std::uint16_t& port) {
+  std::string_view h;
+  std::string_view p;
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return false;
+    }
+    h = text.substr(1, close - 1);
+    p = text.substr(close + 2);
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    h = text.substr(0, colon);
+    p = text.substr(colon + 1);
+  }
+  if (h.empty() || p.empty()) return false;
+  unsigned value = 0;
+  auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), value);
+  if (ec != std::errc() || ptr != p.data() + p.size() || value > 65535) return false;
+  host = std::string(h);
+  port = static_cast<std::uint16_t>(value);
+  return true;
+}
+
+std::string apply_toml(std::string_view toml_text, std::string_view file_name,
+                       DaemonConfig& config) {
+  toml::value root;
+  try {
+    std::istringstream in{std::string(toml_text)};
+    root = toml::parse(in, std::string(file_name));
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+  if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
+  TomlFields top(root, "", file_name);
+  if (auto err = top.allow_only(
+          {"ingest", "http", "engine", "verdict", "classes", "journal", "log", "alerts"});
+      !err.empty()) {
+    return err;
+  }
+  using Apply = std::string (*)(const toml::value&, DaemonConfig&);
+  struct Section {
+    const char* name;
+    Apply apply;
+  };
+  for (auto [name, apply] : {Section{"ingest", apply_ingest}, Section{"http", apply_http},
+                             Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
+                             Section{"journal", apply_journal}, Section{"log", apply_log},
+                             Section{"alerts", apply_alerts}}) {
+    if (!top.has(name)) continue;
+    const toml::value& section = root.as_table().at(name);
+    if (!section.is_table()) return top.error(name, "must be a table");
+    if (auto err = apply(section, config); !err.empty()) {
+      // Errors with a line number already start with the file name.
+      if (err.rfind(std::string(file_name) + ":", 0) == 0) return err;
+      return std::string(file_name) + ": " + err;
+    }
+  }
+  if (top.has("classes")) {
+    // Same syntax as `stallwatch analyze --classes FILE.toml` (collector/replay).
+    ClassRulesConfig classes;
+    if (auto err = class_rules_from_toml(root.as_table().at("classes"), file_name, classes);
+        !err.empty()) {
+      return err;
+    }
+    if (auto err = build_class_mapping(classes, config.engine.classes); !err.empty()) {
+      return std::string(file_name) + ": classes: " + err;
+    }
+  }
+  return {};
+}
+
+std::string load_config_file(const std::string& path, DaemonConfig& config) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot read config file '" + path + "'";
+  std::ostringstream text;
+  text << in.rdbuf();
+  config.config_path = path;
+  return apply_toml(text.str(), path, config);
+}
+
+std::string validate(const DaemonConfig& config) {
+  if (config.ingest_endpoints.empty()) return "ingest: no endpoint to listen on";
+  for (const auto& e : config.ingest_endpoints) {
+    if (e.rfind("tcp://", 0) != 0 && e.rfind("ipc://", 0) != 0) {
+      return "ingest endpoint '" + e + "': expected tcp://HOST:PORT or ipc://PATH";
+    }
+  }
+  if (config.tick_ns < 10'000'000 || config.tick_ns > 60 * kNsPerSecond) {
+    return "engine.tick: must be between 10ms and 60s";
+  }
+  if (auto err = collector::validate(config.engine); !err.empty()) return "engine: " + err;
+  if (auto err = collector::validate(config.alerts, config.engine.windows_ns); !err.empty()) {
+    return err;
+  }
+  return {};
+}
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,53 @@
+#pragma once
+
+// Everything stallwatchd can be told, from defaults, an optional TOML file and
+// command-line flags (flags win). Loading never throws: a bad file, key or
+// value yields one message naming the file, line and key, and the daemon
+// exits with status 2.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alerts/alerts_config.h"
+#include "config/duration.h"
+#include "engine/engine_config.h"
+
+namespace stallwatch::collector {
+
+struct DaemonConfig {
+  // ZeroMQ PULL endpoints (DESIGN §6): tcp://127.0.0.1:5557 and the ipc socket.
+  std::vector<std::string> ingest_endpoints;
+  std::string http_host = "127.0.0.1";
+  std::uint16_t http_port = 8787;
+  std::size_t http_max_connections = 256;
+  std::string http_token;  // empty: no bearer token required
+  std::optional<std::string> journal_dir;
+  std::uint64_t journal_max_bytes = 1ull << 30;
+  std::int64_t tick_ns = 500'000'000;
+  std::string log_level = "info";
+  EngineConfig engine;
+  AlertsConfig alerts;
+  std::optional<std::string> config_path;  // where the file came from, if any
+};
+
+// The defaults of DESIGN §6 (the ipc endpoint depends on XDG_RUNTIME_DIR/UID).
+DaemonConfig default_daemon_config();
+
+// Inverse for display: "10s", "1m30s" -> "90s" style; whole seconds as "<n>s".
+std::string format_window(std::int64_t ns);
+// Parses "host:port" (port 0..65535; "[::1]:8787" for IPv6).
+bool parse_host_port(std::string_view text, std::string& host, std::uint16_t& port);
+
+// Applies a TOML document on top of `config`. Returns "" or the error.
+std::string apply_toml(std::string_view toml_text, std::string_view file_name,
+                       DaemonConfig& config);
+std::string load_config_file(const std::string& path, DaemonConfig& config);
+
+// Cross-field checks after everything is applied. Returns "" or the error.
+std::string validate(const DaemonConfig& config);
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,91 @@
+#include "daemon_flags.h"
+
+#include <string_view>
+
+namespace stallwatch::collector {
+
+const char* daemon_usage() {
+  return "usage: stallwatchd [--config FILE] [--ingest ENDPOINT]... [--http HOST:PORT]\n"
+         "                   [--journal DIR] [--log-level LEVEL] [--help] [--version]\n"
+         "\n"
+         "  --config FILE      TOML configuration (see systemd/stallwatchd.toml)\n"
+         "  --ingest ENDPOINT  ZeroMQ endpoint to receive agent batches on; repeatable.\n"
+         "                     Default: tcp://127.0.0.1:5557 and the per-user ipc socket\n"
+         "  --http HOST:PORT   dashboard and API address (default 127.0.0.1:8787)\n"
+         "  --journal DIR      keep received batches on disk, replayable later\n"
+         "  --log-level LEVEL  trace, debug, info, warn, error or off (default info)\n";
+}
+
+std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& flags) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string_view value;
+    bool has_inline_value = false;
+    if (arg.rfind("--", 0) == 0) {
+      if (auto eq = arg.find('='); eq != std::string_view::npos) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        has_inline_value = true;
+      }
+    }
+    auto take_value = [&](std::string& out) -> std::string {
+      if (has_inline_value) {
+        out = std::string(value);
+      } else if (i + 1 < argc) {
+        out = argv[++i];
+      } else {
+        return std::string(arg) + ": missing value";
+      }
+      if (out.empty()) return std::string(arg) + ": empty value";
+      return {};
+    };
+    std::string v;
+    if (arg == "--help" || arg == "-h") {
+      flags.help = true;
+    } else if (arg == "--version") {
+      flags.version = true;
+    } else if (arg == "--config" || arg == "-c") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.config_path = v;
+    } else if (arg == "--ingest") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.ingest_endpoints.push_back(v);
+    } else if (arg == "--http") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.http = v;
+    } else if (arg == "--journal") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.journal_dir = v;
+    } else if (arg == "--log-level") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.log_level = v;
+    } else {
+      return "unknown argument '" + std::string(argv[i]) + "' (see --help)";
+    }
+  }
+  return {};
+}
+
+std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config) {
+  config = default_daemon_config();
+  if (flags.config_path) {
+    if (auto err = load_config_file(*flags.config_path, config); !err.empty()) return err;
+  }
+  if (!flags.ingest_endpoints.empty()) config.ingest_endpoints = flags.ingest_endpoints;
+  if (flags.http && !parse_host_port(*flags.http, config.http_host, config.http_port)) {
+    return "--http: expected HOST:PORT, got '" + *flags.http + "'";
+  }
+  if (flags.journal_dir) config.journal_dir = flags.journal_dir;
+  if (flags.log_level) {
+    static constexpr std::string_view kLevels[] = {"trace", "debug", "info",
+                                                   "warn",  "error", "off"};
+    bool ok = false;
+    for (auto l : kLevels)
+      ok = ok || l == *flags.log_level;
+    if (!ok) return "--log-level: expected trace, debug, info, warn, error or off";
+    config.log_level = *flags.log_level;
+  }
+  return validate(config);
+}
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,34 @@
+#pragma once
+
+// Command line of stallwatchd (DESIGN §6):
+//   stallwatchd [--config FILE] [--ingest ENDPOINT]... [--http HOST:PORT]
+//               [--journal DIR] [--log-level LEVEL] [--help] [--version]
+// Precedence: defaults, then the config file, then flags.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon_config.h"
+
+namespace stallwatch::collector {
+
+struct DaemonFlags {
+  std::optional<std::string> config_path;
+  std::vector<std::string> ingest_endpoints;
+  std::optional<std::string> http;
+  std::optional<std::string> journal_dir;
+  std::optional<std::string> log_level;
+  bool help = false;
+  bool version = false;
+};
+
+// Returns "" or a one-line error naming the flag.
+std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& flags);
+
+// Defaults + file + flags + validation. Returns "" or the error.
+std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config);
+
+const char* daemon_usage();
+
+}  // namespace stallwatch::collector

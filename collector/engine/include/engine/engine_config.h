@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/event_class.h"
+
+namespace stallwatch::collector {
+
+inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
+
+// Thresholds that turn window metrics into a verdict (DESIGN §5). Checked in
+// this order: idle, data-starved, io-bound, host-bound, well-overlapped.
+struct VerdictThresholds {
+  double idle_busy_ratio =
+      0.02;  // idle: compute, device busy and app I/O each below this share of wall
+  double data_stall_ratio = 0.15;       // data-starved: data_stall_ratio >= this
+  double unoverlapped_io_ratio = 0.15;  // io-bound: (unoverlapped app I/O ∪ I/O) / wall >= this
+  double device_idle_ratio = 0.30;      // host-bound: device idle >= this without a data stall
+};
+
+struct EngineConfig {
+  // Sliding windows, each a multiple of resolution_ns. Totals since start are always kept.
+  std::vector<std::int64_t> windows_ns{10 * kNsPerSecond, 60 * kNsPerSecond, 300 * kNsPerSecond};
+  // The window whose verdict is a rank's and a job's headline `verdict`: one of
+  // windows_ns, or 0 for the totals.
+  std::int64_t verdict_window_ns = 60 * kNsPerSecond;
+  // Windows end on this grid: [t - W, t) with t = the rank's watermark rounded down.
+  // At most 2^32 - 1 ns: per-cell durations are stored as 32-bit nanoseconds.
+  std::int64_t resolution_ns = kNsPerSecond;
+  // Data older than the watermark minus this is final; later arrivals for it are late.
+  std::int64_t lateness_ns = 2 * kNsPerSecond;
+  // A rank with no batch for this long (collector clock) is `silent`.
+  std::int64_t silent_after_ns = 10 * kNsPerSecond;
+  // Finished or silent ranks are forgotten after this long.
+  std::int64_t forget_after_ns = 3600 * kNsPerSecond;
+  // Per-rank per-resolution history for charts (series API); at least the
+  // longest window plus lateness plus one resolution step.
+  std::int64_t history_ns = 3600 * kNsPerSecond;
+  // Raw regions kept per rank for the timeline view.
+  std::int64_t timeline_ns = 60 * kNsPerSecond;
+  std::size_t timeline_max_regions = 20'000;
+  // Bounds under floods.
+  std::size_t max_ranks = 4096;
+  std::size_t max_sources_per_rank = 1024;  // at most 65535
+  std::size_t max_open_regions_per_source = 4096;
+  std::size_t max_steps_kept = 8192;  // per rank, for step-time percentiles
+
+  // MARK names that count a step (value = step index) and an epoch.
+  std::string step_mark = "step";
+  std::string epoch_start_mark = "epoch.start";
+  std::string epoch_end_mark = "epoch.end";
+  // COUNTER name giving samples per step.
+  std::string batch_size_counter = "batch_size";
+
+  ClassMapping classes = ClassMapping::defaults();
+  VerdictThresholds verdict;
+};
+
+// Returns an empty string when valid, else what is wrong (naming the field).
+std::string validate(const EngineConfig& config);
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,204 @@
+#pragma once
+
+// Immutable results the engine publishes once per tick. Serving, alerts,
+// Prometheus and the dashboards read these without touching the engine.
+//
+// Ratios that are undefined (e.g. overlap_ratio with no app I/O, any ratio of
+// an empty window) are NaN; serializers write them as JSON null.
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/decoded_batch.h"
+
+namespace stallwatch::collector {
+
+enum class RankState : std::uint8_t { kActive = 0, kSilent = 1, kFinished = 2 };
+enum class Verdict : std::uint8_t {
+  kIdle = 0,
+  kDataStarved = 1,
+  kIoBound = 2,
+  kHostBound = 3,
+  kWellOverlapped = 4,
+};
+// Effective source of DEVICE_BUSY for a rank (DESIGN §5 device_source).
+enum class DeviceSignal : std::uint8_t {
+  kComputeProxy = 0,
+  kCupti = 1,
+  kCudaEvents = 2,
+  kNvml = 3
+};
+
+// "active", "silent", "finished"
+std::string_view to_string(RankState s);
+// "idle", "data-starved", "io-bound", "host-bound", "well-overlapped"
+std::string_view to_string(Verdict v);
+// "compute-proxy", "cupti", "cuda-events", "nvml"
+std::string_view to_string(DeviceSignal d);
+
+// All DESIGN §5 metrics for one window of one rank (or a job aggregate).
+struct WindowMetrics {
+  std::int64_t window_ns = 0;  // configured length; 0 = total since start
+  std::int64_t start_ns = 0;   // window actually covered, clipped to the rank's lifetime
+  std::int64_t end_ns = 0;
+  double wall_seconds = 0;
+  double compute_seconds = 0;
+  double app_io_seconds = 0;
+  double io_seconds = 0;
+  double fetch_seconds = 0;
+  double comm_seconds = 0;
+  double unoverlapped_app_io_seconds = 0;   // |APP_IO \ COMPUTE|
+  double unoverlapped_io_seconds = 0;       // |IO \ COMPUTE|
+  double unoverlapped_compute_seconds = 0;  // |COMPUTE \ (APP_IO ∪ IO)|
+  double unoverlapped_all_io_seconds = 0;  // |(APP_IO ∪ IO) \ COMPUTE|, what io-bound is judged on
+  double device_busy_seconds = 0;
+  double data_stall_seconds = 0;  // |FETCH \ DEVICE_BUSY|
+  double overlap_ratio = 0;       // 1 - unoverlapped_app_io / app_io
+  double device_idle_ratio = 0;   // 1 - device_busy / wall
+  double data_stall_ratio = 0;    // data_stall / wall
+  std::uint64_t steps = 0;
+  double step_seconds_p50 = 0;
+  double step_seconds_p95 = 0;
+  double steps_per_second = 0;
+  double samples_per_second = 0;  // NaN when no batch size was reported
+  Verdict verdict = Verdict::kIdle;
+};
+
+// Loss and volume counters; per process, summed per rank, per job and overall.
+struct Counters {
+  std::uint64_t events_received = 0;
+  std::uint64_t batches_received = 0;
+  std::uint64_t agent_dropped = 0;    // sum of dropped_since_last
+  std::uint64_t lost_batches = 0;     // sequence gaps
+  std::uint64_t late_events = 0;      // arrived after their time was final
+  std::uint64_t unpaired_events = 0;  // End without Begin, Begin never ended before exit
+};
+
+struct ProcessSnapshot {
+  std::string host;
+  std::int32_t pid = 0;
+  std::int32_t ppid = 0;
+  ProcessRole role = ProcessRole::kMain;
+  DeviceSource device_source = DeviceSource::kNone;
+  std::string agent_version;
+  std::int64_t start_ns = 0;
+  std::int64_t last_seen_ns = 0;  // collector clock
+  std::int64_t watermark_ns = 0;  // agent clock
+  bool finished = false;
+  std::uint32_t open_regions = 0;
+  Counters counters;
+};
+
+// The NVML counters the agent samples once per second per device (agent/gpu:
+// cat "gpu_counters" on the device-wide lane). A cross-check shown beside the
+// exact device_idle_ratio, never device-busy time: NVML utilization only says
+// "some kernel ran during the sample period".
+enum class GpuCounter : std::uint8_t {
+  kUtilizationPercent = 0,  // nvml.gpu_utilization_percent
+  kSmClockMhz = 1,          // nvml.sm_clock_mhz
+  kMemoryUsedBytes = 2,     // nvml.memory_used_bytes
+  kPowerWatts = 3,          // nvml.power_watts
+};
+inline constexpr std::size_t kGpuCounterCount = 4;
+
+// "utilization_percent", "sm_clock_mhz", "memory_used_bytes", "power_watts":
+// the API's field names (docs/api.md) and Prometheus' stallwatch_gpu_<name>.
+std::string_view to_string(GpuCounter c);
+// The agent's event name ("nvml.gpu_utilization_percent", ...).
+std::string_view agent_counter_name(GpuCounter c);
+
+// One counter of one device. Sample times are the agent's clock.
+struct GpuCounterReading {
+  double latest = std::numeric_limits<double>::quiet_NaN();  // NaN: never sampled
+  std::int64_t latest_ns = 0;
+  // Mean of the samples in each of the rank's windows (RankSnapshot::windows
+  // order, totals last); NaN for a window without a sample.
+  std::vector<double> means;
+
+  bool sampled() const { return !std::isnan(latest); }
+};
+
+struct GpuDeviceCounters {
+  std::uint32_t device = 0;  // the lane's device index
+  std::array<GpuCounterReading, kGpuCounterCount> counters;
+
+  const GpuCounterReading& operator[](GpuCounter c) const {
+    return counters[static_cast<std::size_t>(c)];
+  }
+  std::int64_t latest_ns() const;  // newest sample of any counter
+};
+
+struct GpuCounters {
+  std::vector<GpuDeviceCounters> devices;  // sorted by device; empty without NVML
+  std::uint64_t ignored_samples = 0;       // on devices past the per-rank limit
+};
+
+struct RankSnapshot {
+  std::string job;
+  std::int32_t rank = 0;
+  RankState state = RankState::kActive;
+  DeviceSignal device_source = DeviceSignal::kComputeProxy;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;        // finish time, or the watermark while running
+  std::int64_t last_seen_ns = 0;  // collector clock
+  std::int64_t watermark_ns = 0;
+  std::int64_t epoch = -1;             // latest epoch.start value, -1 before any
+  std::int64_t step = -1;              // latest step mark value, -1 before any
+  Verdict verdict = Verdict::kIdle;    // verdict of Snapshot::verdict_window_ns
+  std::vector<WindowMetrics> windows;  // Snapshot::windows_ns order; totals last
+  Counters counters;
+  std::vector<ProcessSnapshot> processes;
+  GpuCounters gpu_counters;
+};
+
+// Mean and max over a job's ranks for one window, plus the straggler.
+struct JobWindow {
+  std::int64_t window_ns = 0;
+  WindowMetrics mean;
+  WindowMetrics max;
+  std::int32_t straggler_rank =
+      -1;  // slowest rank by step time (-1: fewer than 2 ranks with steps)
+  Verdict verdict = Verdict::kIdle;  // verdict of the mean
+};
+
+struct JobSnapshot {
+  std::string job;
+  RankState state = RankState::kActive;  // active if any rank is active
+  std::int64_t start_ns = 0;
+  std::int64_t last_seen_ns = 0;
+  Verdict verdict = Verdict::kIdle;  // job verdict of Snapshot::verdict_window_ns
+  std::vector<RankSnapshot> ranks;   // sorted by rank
+  std::vector<JobWindow> windows;    // Snapshot::windows_ns order; totals last
+  Counters counters;
+};
+
+struct EngineStats {
+  std::uint64_t ranks = 0;
+  std::uint64_t sources = 0;
+  std::uint64_t events_processed = 0;
+  std::uint64_t late_events = 0;
+  std::uint64_t evicted_ranks = 0;
+  std::uint64_t rejected_sources = 0;  // over max_ranks / max_sources_per_rank
+  std::uint64_t approx_memory_bytes = 0;
+};
+
+struct Snapshot {
+  std::int64_t now_ns = 0;  // collector clock at the tick
+  std::uint64_t tick = 0;
+  std::vector<std::int64_t> windows_ns;  // configured windows, then 0 (= total)
+  std::int64_t verdict_window_ns = 0;    // EngineConfig::verdict_window_ns (0 = total)
+  std::size_t verdict_window_index = 0;  // its index in windows_ns
+  std::vector<JobSnapshot> jobs;         // sorted by job id
+  Counters counters;                     // over all jobs
+  EngineStats stats;
+
+  const JobSnapshot* find_job(std::string_view job) const;
+};
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,256 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "class_cache.h"
+#include "engine/series_metrics.h"
+#include "job_aggregate.h"
+#include "rank_tracker.h"
+
+namespace stallwatch::collector {
+namespace {
+
+using RankKey = std::pair<std::string, std::int32_t>;
+using RankView = std::pair<std::string_view, std::int32_t>;
+
+struct RankKeyLess {
+  using is_transparent = void;
+  static RankView view(const RankKey& k) { return {k.first, k.second}; }
+  static RankView view(const RankView& v) { return v; }
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return view(a) < view(b);
+  }
+};
+
+using RankMap = std::map<RankKey, std::unique_ptr<detail::RankTracker>, RankKeyLess>;
+
+void add(Counters& to, const Counters& c) {
+  to.events_received += c.events_received;
+  to.batches_received += c.batches_received;
+  to.agent_dropped += c.agent_dropped;
+  to.lost_batches += c.lost_batches;
+  to.late_events += c.late_events;
+  to.unpaired_events += c.unpaired_events;
+}
+
+RankState job_state(const std::vector<RankSnapshot>& ranks) {
+  bool silent = false;
+  for (const auto& r : ranks) {
+    if (r.state == RankState::kActive) return RankState::kActive;
+    silent |= r.state == RankState::kSilent;
+  }
+  return silent ? RankState::kSilent : RankState::kFinished;
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  Impl(EngineConfig c, NameTable& n)
+      : config(validate(c).empty() ? std::move(c) : EngineConfig{}),
+        names(n),
+        classes(config.classes, names) {
+    special.step_mark = names.intern(config.step_mark);
+    special.epoch_start = names.intern(config.epoch_start_mark);
+    special.batch_size = names.intern(config.batch_size_counter);
+    for (std::size_t k = 0; k < kGpuCounterCount; ++k)
+      special.gpu_counters[k] = names.intern(agent_counter_name(static_cast<GpuCounter>(k)));
+    windows_ns = config.windows_ns;
+    windows_ns.push_back(0);
+    const auto it =
+        std::find(config.windows_ns.begin(), config.windows_ns.end(), config.verdict_window_ns);
+    verdict_index = config.verdict_window_ns != 0 && it != config.windows_ns.end()
+                        ? static_cast<std::size_t>(it - config.windows_ns.begin())
+                        : windows_ns.size() - 1;
+  }
+
+  detail::RankTracker* find_or_create(const SourceInfo& s, std::int64_t now_ns);
+  void forget(RankMap::iterator it) {
+    forgotten_late += it->second->late_events();
+    if (last == it->second.get()) last = nullptr;
+    ranks.erase(it);
+  }
+
+  EngineConfig config;
+  NameTable& names;
+  detail::ClassCache classes;
+  detail::BatchCoverage batch;       // scratch of RankTracker::ingest
+  detail::TimelineBlockPool blocks;  // likewise
+  detail::SpecialNames special;
+  std::vector<std::int64_t> windows_ns;
+  std::size_t verdict_index = 0;
+  RankMap ranks;
+  detail::RankTracker* last = nullptr;
+  EngineStats stats;
+  std::uint64_t ticks = 0;
+  std::uint64_t forgotten_late = 0;
+};
+
+detail::RankTracker* Engine::Impl::find_or_create(const SourceInfo& s, std::int64_t now_ns) {
+  if (last != nullptr && last->rank() == s.rank && last->job() == s.job) return last;
+  if (auto it = ranks.find(RankView{s.job, s.rank}); it != ranks.end()) {
+    last = it->second.get();
+    return last;
+  }
+  if (ranks.size() >= config.max_ranks) {
+    auto victim = ranks.end();
+    for (auto it = ranks.begin(); it != ranks.end(); ++it) {
+      if (it->second->state(now_ns) == RankState::kActive) continue;
+      if (victim == ranks.end() || it->second->last_seen_ns() < victim->second->last_seen_ns()) {
+        victim = it;
+      }
+    }
+    if (victim == ranks.end()) return nullptr;
+    forget(victim);
+    ++stats.evicted_ranks;
+  }
+  auto tracker =
+      std::make_unique<detail::RankTracker>(s.job, s.rank, config, classes, batch, blocks, special);
+  last = tracker.get();
+  ranks.emplace(RankKey{s.job, s.rank}, std::move(tracker));
+  return last;
+}
+
+Engine::Engine(EngineConfig config, NameTable& names)
+    : impl_(std::make_unique<Impl>(std::move(config), names)) {}
+
+Engine::~Engine() = default;
+
+BatchPreparer Engine::make_preparer(std::mutex* names_mutex) const {
+  return BatchPreparer(impl_->config.classes, impl_->names, names_mutex);
+}
+
+const EngineConfig& Engine::config() const {
+  return impl_->config;
+}
+
+void Engine::ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared) {
+  if (prepared != nullptr && !prepared->matches(batch.events.size())) prepared = nullptr;
+  detail::RankTracker* r = impl_->find_or_create(batch.source, now_ns);
+  if (r == nullptr || !r->ingest(batch, now_ns, prepared)) {
+    ++impl_->stats.rejected_sources;
+    return;
+  }
+  impl_->stats.events_processed +=
+      prepared != nullptr ? prepared->event_count() : batch.events.size();
+}
+
+std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
+  Impl& m = *impl_;
+  for (auto it = m.ranks.begin(); it != m.ranks.end();) {
+    const auto& r = *it->second;
+    if (r.state(now_ns) != RankState::kActive &&
+        now_ns - r.last_seen_ns() >= m.config.forget_after_ns) {
+      m.forget(it++);
+    } else {
+      ++it;
+    }
+  }
+
+  auto snap = std::make_shared<Snapshot>();
+  snap->now_ns = now_ns;
+  snap->tick = ++m.ticks;
+  snap->windows_ns = m.windows_ns;
+  snap->verdict_window_ns = m.config.verdict_window_ns;
+  snap->verdict_window_index = m.verdict_index;
+  std::uint64_t sources = 0;
+  std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes();
+  for (auto& [key, tracker] : m.ranks) {
+    if (snap->jobs.empty() || snap->jobs.back().job != key.first) {
+      snap->jobs.emplace_back().job = key.first;
+    }
+    snap->jobs.back().ranks.push_back(tracker->snapshot(now_ns, m.verdict_index));
+    sources += tracker->source_count();
+    memory += tracker->approx_bytes() + key.first.capacity() + sizeof(key) + 64;
+  }
+  std::uint64_t late = m.forgotten_late;
+  for (auto& job : snap->jobs) {
+    job.state = job_state(job.ranks);
+    job.start_ns = std::numeric_limits<std::int64_t>::max();
+    for (const auto& r : job.ranks) {
+      job.start_ns = std::min(job.start_ns, r.start_ns);
+      job.last_seen_ns = std::max(job.last_seen_ns, r.last_seen_ns);
+      add(job.counters, r.counters);
+    }
+    for (std::size_t i = 0; i < m.windows_ns.size(); ++i) {
+      job.windows.push_back(detail::aggregate_job_window(job.ranks, i, m.config.verdict));
+    }
+    job.verdict = job.windows[m.verdict_index].verdict;
+    add(snap->counters, job.counters);
+    late += job.counters.late_events;
+  }
+  m.stats.ranks = m.ranks.size();
+  m.stats.sources = sources;
+  m.stats.late_events = late;
+  m.stats.approx_memory_bytes = memory;
+  snap->stats = m.stats;
+  return snap;
+}
+
+std::optional<Timeline> Engine::timeline(std::string_view job, std::int32_t rank,
+                                         std::int64_t seconds) const {
+  auto it = impl_->ranks.find(RankView{job, rank});
+  if (it == impl_->ranks.end()) return std::nullopt;
+  return it->second->timeline(impl_->names, seconds);
+}
+
+std::optional<Series> Engine::series(std::string_view job, std::string_view metric,
+                                     std::int64_t window_ns, std::int64_t span_ns) const {
+  const Impl& m = *impl_;
+  const auto index = detail::series_metric_index(metric);
+  if (!index) return std::nullopt;
+  if (window_ns != 0 && std::find(m.config.windows_ns.begin(), m.config.windows_ns.end(),
+                                  window_ns) == m.config.windows_ns.end()) {
+    return std::nullopt;
+  }
+  auto first = m.ranks.lower_bound(RankView{job, std::numeric_limits<std::int32_t>::min()});
+  std::vector<const detail::RankTracker*> ranks;
+  for (auto it = first; it != m.ranks.end() && it->first.first == job; ++it) {
+    ranks.push_back(it->second.get());
+  }
+  if (ranks.empty()) return std::nullopt;
+
+  const std::int64_t res = m.config.resolution_ns;
+  const std::int64_t max_points = m.config.history_ns / res;
+  const std::int64_t points = std::clamp<std::int64_t>(span_ns / res, 1, max_points);
+  std::int64_t t_end = std::numeric_limits<std::int64_t>::min();
+  for (const auto* r : ranks)
+    t_end = std::max(t_end, r->window_end_ns());
+
+  Series s;
+  s.job = std::string(job);
+  s.metric = std::string(metric);
+  s.window_ns = window_ns;
+  s.step_ns = res;
+  for (std::int64_t i = 0; i < points; ++i)
+    s.t_ns.push_back(t_end - (points - 1 - i) * res);
+  for (const auto* r : ranks) {
+    s.ranks.push_back(r->rank());
+    r->series(*index, window_ns, s.t_ns, s.values.emplace_back());
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t p = 0; p < s.t_ns.size(); ++p) {
+    double sum = 0;
+    double max = nan;
+    std::size_t n = 0;
+    for (const auto& v : s.values) {
+      if (std::isnan(v[p])) continue;
+      sum += v[p];
+      max = n == 0 ? v[p] : std::max(max, v[p]);
+      ++n;
+    }
+    s.mean.push_back(n > 0 ? sum / static_cast<double>(n) : nan);
+    s.max.push_back(max);
+  }
+  return s;
+}
+
+const std::vector<std::string_view>& Engine::series_metric_names() {
+  return detail::series_metric_list();
+}
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,102 @@
+#include "job_aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "window_metrics.h"
+
+namespace stallwatch::collector::detail {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+constexpr double WindowMetrics::*kFields[] = {
+    &WindowMetrics::wall_seconds,
+    &WindowMetrics::compute_seconds,
+    &WindowMetrics::app_io_seconds,
+    &WindowMetrics::io_seconds,
+    &WindowMetrics::fetch_seconds,
+    &WindowMetrics::comm_seconds,
+    &WindowMetrics::unoverlapped_app_io_seconds,
+    &WindowMetrics::unoverlapped_io_seconds,
+    &WindowMetrics::unoverlapped_compute_seconds,
+    &WindowMetrics::unoverlapped_all_io_seconds,
+    &WindowMetrics::device_busy_seconds,
+    &WindowMetrics::data_stall_seconds,
+    &WindowMetrics::overlap_ratio,
+    &WindowMetrics::device_idle_ratio,
+    &WindowMetrics::data_stall_ratio,
+    &WindowMetrics::step_seconds_p50,
+    &WindowMetrics::step_seconds_p95,
+    &WindowMetrics::steps_per_second,
+    &WindowMetrics::samples_per_second,
+};
+
+}  // namespace
+
+JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t window_index,
+                               const VerdictThresholds& thresholds) {
+  JobWindow out;
+  std::vector<const WindowMetrics*> rows;
+  for (const auto& r : ranks) {
+    if (window_index >= r.windows.size()) continue;
+    const WindowMetrics& w = r.windows[window_index];
+    out.window_ns = w.window_ns;
+    if (w.wall_seconds > 0) rows.push_back(&w);
+  }
+  out.mean.window_ns = out.max.window_ns = out.window_ns;
+  if (rows.empty()) {
+    for (auto field : kFields)
+      out.mean.*field = out.max.*field = kNaN;
+    out.mean.wall_seconds = out.max.wall_seconds = 0;
+  } else {
+    out.mean.start_ns = out.max.start_ns = rows.front()->start_ns;
+    out.mean.end_ns = out.max.end_ns = rows.front()->end_ns;
+    std::uint64_t steps_sum = 0;
+    std::uint64_t steps_max = 0;
+    for (const WindowMetrics* w : rows) {
+      out.mean.start_ns = out.max.start_ns = std::min(out.mean.start_ns, w->start_ns);
+      out.mean.end_ns = out.max.end_ns = std::max(out.mean.end_ns, w->end_ns);
+      steps_sum += w->steps;
+      steps_max = std::max(steps_max, w->steps);
+    }
+    out.mean.steps = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(steps_sum) / static_cast<double>(rows.size())));
+    out.max.steps = steps_max;
+    for (auto field : kFields) {
+      double sum = 0;
+      double max = kNaN;
+      std::size_t n = 0;
+      for (const WindowMetrics* w : rows) {
+        const double v = w->*field;
+        if (std::isnan(v)) continue;
+        sum += v;
+        max = n == 0 ? v : std::max(max, v);
+        ++n;
+      }
+      out.mean.*field = n > 0 ? sum / static_cast<double>(n) : kNaN;
+      out.max.*field = max;
+    }
+  }
+  out.mean.verdict = judge(out.mean, thresholds);
+  out.max.verdict = judge(out.max, thresholds);
+  out.verdict = out.mean.verdict;
+
+  int with_steps = 0;
+  double slowest = -1;
+  for (const auto& r : ranks) {
+    if (window_index >= r.windows.size()) continue;
+    const WindowMetrics& w = r.windows[window_index];
+    if (w.steps == 0 || std::isnan(w.step_seconds_p50)) continue;
+    ++with_steps;
+    if (w.step_seconds_p50 > slowest) {
+      slowest = w.step_seconds_p50;
+      out.straggler_rank = r.rank;
+    }
+  }
+  if (with_steps < 2) out.straggler_rank = -1;
+  return out;
+}
+
+}  // namespace stallwatch::collector::detail

@@ -1,0 +1,69 @@
+#include "window_metrics.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace stallwatch::collector::detail {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double seconds(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e9;
+}
+
+}  // namespace
+
+WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t) {
+  const auto& q = f.sums.ns;
+  WindowMetrics m;
+  m.window_ns = f.window_ns;
+  m.start_ns = f.start_ns;
+  m.end_ns = std::max(f.start_ns, f.end_ns);
+  const std::int64_t wall_ns = m.end_ns - m.start_ns;
+  const double wall = seconds(wall_ns);
+  m.wall_seconds = wall;
+  m.compute_seconds = seconds(q[kCompute]);
+  m.app_io_seconds = seconds(q[kAppIo]);
+  m.io_seconds = seconds(q[kIo]);
+  m.fetch_seconds = seconds(q[kFetch]);
+  m.comm_seconds = seconds(q[kComm]);
+  m.unoverlapped_app_io_seconds = seconds(q[kUnoverlappedAppIo]);
+  m.unoverlapped_io_seconds = seconds(q[kUnoverlappedIo]);
+  m.unoverlapped_compute_seconds = seconds(q[kUnoverlappedCompute]);
+  m.unoverlapped_all_io_seconds = seconds(q[kUnoverlappedAllIo]);
+  const std::int64_t device = f.real_device ? q[kDevice] : q[kCompute];
+  const std::int64_t stall = f.real_device ? q[kFetchNotDevice] : q[kFetchNotCompute];
+  m.device_busy_seconds = seconds(device);
+  m.data_stall_seconds = seconds(stall);
+  m.overlap_ratio = q[kAppIo] > 0 ? 1.0 - static_cast<double>(q[kUnoverlappedAppIo]) /
+                                              static_cast<double>(q[kAppIo])
+                                  : kNaN;
+  const bool has_wall = wall_ns > 0;
+  m.device_idle_ratio =
+      has_wall ? 1.0 - static_cast<double>(device) / static_cast<double>(wall_ns) : kNaN;
+  m.data_stall_ratio = has_wall ? static_cast<double>(stall) / static_cast<double>(wall_ns) : kNaN;
+  m.steps = static_cast<std::uint64_t>(std::max<std::int64_t>(0, f.sums.steps));
+  m.step_seconds_p50 = f.step_p50_s;
+  m.step_seconds_p95 = f.step_p95_s;
+  m.steps_per_second = has_wall ? static_cast<double>(f.sums.steps) / wall : kNaN;
+  m.samples_per_second = has_wall && f.has_batch_size ? f.sums.samples / wall : kNaN;
+  m.verdict = judge(m, t);
+  return m;
+}
+
+Verdict judge(const WindowMetrics& m, const VerdictThresholds& t) {
+  const double wall = m.wall_seconds;
+  if (!(wall > 0)) return Verdict::kIdle;
+  const double busy = t.idle_busy_ratio * wall;
+  if (m.compute_seconds < busy && m.device_busy_seconds < busy && m.app_io_seconds < busy &&
+      m.io_seconds < busy && m.steps == 0) {
+    return Verdict::kIdle;
+  }
+  if (m.data_stall_ratio >= t.data_stall_ratio) return Verdict::kDataStarved;
+  if (m.unoverlapped_all_io_seconds / wall >= t.unoverlapped_io_ratio) return Verdict::kIoBound;
+  if (m.device_idle_ratio >= t.device_idle_ratio) return Verdict::kHostBound;
+  return Verdict::kWellOverlapped;
+}
+
+}  // namespace stallwatch::collector::detail

@@ -1,0 +1,269 @@
+#include "replay/replay_command.h"
+
+#include <stallwatch/protocol.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/duration_arg.h"
+#include "engine/name_table.h"
+#include "ingest/batch_encoder.h"
+#include "push_sender.h"
+#include "traces/batch_builder.h"
+#include "traces/job_stream.h"
+#include "traces/text_table.h"
+#include "traces/trace_plan.h"
+
+namespace stallwatch::collector {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: stallwatch replay FILE... [--speed N|max] [--to ENDPOINT] [--job NAME]\n"
+    "                         [--timeout DURATION]\n"
+    "\n"
+    "  FILE            dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz\n"
+    "  --speed N|max   N times real time (default 1), or as fast as the collector takes it\n"
+    "  --to ENDPOINT   collector ingest endpoint (default tcp://127.0.0.1:5557)\n"
+    "  --job NAME      job id shown in the dashboards (default: replay-<first file>)\n"
+    "  --timeout D     give up when the collector takes nothing for this long (default 10s)\n";
+
+constexpr std::size_t kEventsPerBatch = 1024;
+constexpr auto kHeartbeatEvery = std::chrono::milliseconds(250);
+// Paced replay does not sit through idle stretches longer than this (trace
+// time): the wait is skipped, timestamps are kept.
+constexpr std::int64_t kMaxIdleGapNs = 300'000'000'000;
+
+struct ReplayOptions {
+  std::vector<std::string> files;
+  double speed = 1.0;  // 0 = max
+  std::string endpoint = wire::kDefaultTcpEndpoint;
+  std::string job;
+  std::int64_t timeout_ns = 10'000'000'000;
+};
+
+std::string default_job(const std::string& path) {
+  std::string stem =
+      path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  stem = stem.substr(0, stem.find('.'));
+  for (char& c : stem) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (!ok) c = '-';
+  }
+  if (stem.size() > 48) stem.resize(48);
+  return "replay-" + (stem.empty() ? std::string("trace") : stem);
+}
+
+std::string parse_args(std::span<const std::string_view> args, ReplayOptions& o, bool& help) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    std::optional<std::string_view> inline_value;
+    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
+      if (const auto eq = arg.find('='); eq != std::string_view::npos) {
+        inline_value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+      }
+    }
+    std::string_view v;
+    auto value = [&]() -> bool {
+      if (inline_value) {
+        v = *inline_value;
+        return true;
+      }
+      if (i + 1 >= args.size()) return false;
+      v = args[++i];
+      return true;
+    };
+    if (arg == "-h" || arg == "--help") {
+      help = true;
+    } else if (arg == "--speed") {
+      if (!value()) return "--speed needs a factor or 'max'";
+      if (v == "max") {
+        o.speed = 0;
+        continue;
+      }
+      if (!v.empty() && v.back() == 'x') v.remove_suffix(1);
+      double speed = 0;
+      const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), speed);
+      if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(speed) || speed <= 0) {
+        return "--speed: '" + std::string(v) + "' is not a positive factor or 'max'";
+      }
+      o.speed = speed;
+    } else if (arg == "--to") {
+      if (!value() || v.empty()) return "--to needs an endpoint (e.g. tcp://127.0.0.1:5557)";
+      o.endpoint = std::string(v);
+    } else if (arg == "--job") {
+      if (!value() || v.empty()) return "--job needs a name";
+      o.job = std::string(v);
+    } else if (arg == "--timeout") {
+      if (!value()) return "--timeout needs a duration";
+      const auto ns = parse_duration_ns(v);
+      if (!ns || *ns <= 0) return "--timeout: '" + std::string(v) + "' is not a duration";
+      o.timeout_ns = *ns;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      return "unknown option " + std::string(arg);
+    } else {
+      o.files.emplace_back(arg);
+    }
+  }
+  if (!help && o.files.empty()) return "no trace files given";
+  if (o.job.empty() && !o.files.empty()) o.job = default_job(o.files.front());
+  return {};
+}
+
+std::int64_t unix_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+int run_replay(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+  ReplayOptions options;
+  bool help = false;
+  if (auto problem = parse_args(args, options, help); !problem.empty()) {
+    err << "stallwatch replay: " << problem << "\n" << kUsage;
+    return 2;
+  }
+  if (help) {
+    out << kUsage;
+    return 0;
+  }
+  TracePlan plan;
+  if (auto problem = plan_traces(options.files, plan); !problem.empty()) {
+    err << "stallwatch replay: " << problem << "\n";
+    return 1;
+  }
+  for (const std::string& note : plan.notes)
+    err << "note: " << note << "\n";
+  JobStream stream(plan);
+  if (auto problem = stream.open(); !problem.empty()) {
+    err << "stallwatch replay: " << problem << "\n";
+    return 1;
+  }
+  const int timeout_ms = static_cast<int>(
+      std::min<std::int64_t>(options.timeout_ns / 1'000'000, std::numeric_limits<int>::max()));
+  std::string problem;
+  auto sender = PushSender::connect(options.endpoint, timeout_ms, problem);
+  if (!sender) {
+    err << "stallwatch replay: " << problem << "\n";
+    return 1;
+  }
+
+  // The trace's first start becomes "now"; durations are kept.
+  std::int64_t trace_start = plan.first_ts_ns;
+  const TraceEvent* event = nullptr;
+  const TraceFileInfo* file = nullptr;
+  const RankGroup* group = nullptr;
+  bool have_event = stream.next(event, file, group);
+  if (have_event) trace_start = std::min(trace_start, event->ts_ns);
+  if (trace_start == std::numeric_limits<std::int64_t>::max()) trace_start = 0;
+  const std::int64_t offset = unix_now_ns() - trace_start;
+
+  NameTable names;
+  BatchBuilder::Options builder_options;
+  builder_options.job = options.job;
+  builder_options.max_events = kEventsPerBatch;
+  builder_options.time_offset_ns = offset;
+  builder_options.max_name_bytes = wire::kMaxStringBytes;
+  BatchBuilder builder(names, builder_options);
+  BatchEncoder encoder;
+  std::uint64_t unencodable = 0;
+  std::string send_error;
+  const BatchBuilder::Emit emit = [&](const DecodedBatch& batch) {
+    if (!send_error.empty()) return;
+    const EncodedFrame frame = encoder.encode(batch, names);
+    if (!frame.ok()) {
+      if (++unencodable <= 5) err << "stallwatch replay: batch not sent: " << frame.error << "\n";
+      return;
+    }
+    send_error = sender->send(frame.bytes);
+  };
+
+  out << "stallwatch replay: " << options.files.size() << " file(s), " << plan.ranks.size()
+      << " rank(s) as job " << options.job << " to " << options.endpoint << " at "
+      << (options.speed == 0 ? std::string("max speed") : fixed(options.speed, 2) + "x") << "\n";
+  out.flush();
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto last_beat = wall_start;
+  std::uint64_t events = 0;
+  std::uint64_t skipped_gaps = 0;
+  std::int64_t skipped_ns = 0;  // trace time fast-forwarded
+  std::int64_t latest_end = trace_start;
+  while (have_event && send_error.empty()) {
+    if (options.speed > 0) {
+      if (event->end_ns() - latest_end > kMaxIdleGapNs) {
+        skipped_ns += event->end_ns() - latest_end;
+        ++skipped_gaps;
+      }
+      latest_end = std::max(latest_end, event->end_ns());
+      const auto due =
+          wall_start +
+          std::chrono::nanoseconds(static_cast<std::int64_t>(
+              static_cast<double>(event->end_ns() - trace_start - skipped_ns) / options.speed));
+      for (auto now = std::chrono::steady_clock::now(); now < due && send_error.empty();
+           now = std::chrono::steady_clock::now()) {
+        if (now - last_beat >= kHeartbeatEvery) {
+          const auto elapsed =
+              std::chrono::duration_cast<std::chrono::nanoseconds>(now - wall_start).count();
+          builder.flush_all(
+              trace_start + skipped_ns + offset +
+                  static_cast<std::int64_t>(static_cast<double>(elapsed) * options.speed),
+              emit);
+          last_beat = now;
+        }
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+            due - now, std::chrono::milliseconds(50)));
+      }
+    }
+    builder.add(*group, *file, *event, emit);
+    ++events;
+    have_event = stream.next(event, file, group);
+  }
+  if (!stream.error().empty()) {
+    err << "stallwatch replay: " << stream.error() << "\n";
+    sender->close(1000);
+    return 1;
+  }
+  for (const RankGroup& rank : plan.ranks)
+    builder.finish_rank(rank, emit);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  sender->close(static_cast<int>(std::min<std::int64_t>(timeout_ms, 10'000)));
+
+  std::uint64_t malformed = 0;
+  for (const ReadStats& s : stream.stats()) {
+    malformed += s.malformed;
+    for (const ReadProblem& p : s.problems)
+      err << "warning: malformed record: " << to_string(p) << "\n";
+  }
+  if (!send_error.empty()) {
+    err << "stallwatch replay: " << send_error << "\n";
+    out << "stallwatch replay: stopped after " << sender->frames() << " batches (" << events
+        << " events read)\n";
+    return 1;
+  }
+  out << "stallwatch replay: sent " << builder.events() << " events in " << sender->frames()
+      << " batches (" << fixed(static_cast<double>(sender->bytes()) / 1e6, 2) << " MB) in "
+      << fixed(seconds, 2) << " s, "
+      << fixed(seconds > 0 ? static_cast<double>(builder.events()) / seconds : 0.0, 0)
+      << " events/s; " << malformed << " malformed records skipped";
+  if (unencodable > 0) out << "; " << unencodable << " batches could not be encoded";
+  if (skipped_gaps > 0) {
+    out << "; " << skipped_gaps << " idle stretch(es) over " << kMaxIdleGapNs / 1'000'000'000
+        << " s fast-forwarded";
+  }
+  out << "\n";
+  return unencodable > 0 ? 1 : 0;
+}
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,56 @@
+#pragma once
+
+// What the daemon publishes for serving after every tick: the engine's
+// immutable snapshot plus daemon-wide status and the alerts. Immutable once
+// published; readers share it through std::shared_ptr<const PublishedState>
+// and never lock anything to read it.
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "alerts/alert_view.h"
+#include "alerts/sink_stats.h"
+#include "engine/snapshot.h"
+
+namespace stallwatch::collector {
+
+// Daemon-wide state for `GET /api/v1/status`, `/healthz` and the self metrics.
+struct DaemonStatus {
+  std::string version;
+  double uptime_seconds = 0;
+  std::uint64_t tick = 0;
+  std::int64_t tick_ms = 500;
+  double tick_seconds_last = 0;  // wall time the last engine tick took
+  double tick_seconds_max = 0;   // since start
+  double tick_seconds_p50 = 0;   // over the last ten minutes of ticks
+  double tick_seconds_p99 = 0;
+  double tick_cpu_seconds_last = 0;  // CPU time of the tick thread for the last tick
+  double tick_cpu_seconds_p99 = 0;
+  std::uint64_t connections_accepted = 0;  // agent connections on the ingest sockets
+  std::uint64_t connections_closed = 0;    // includes senders cut for an oversized frame
+  std::vector<std::string> ingest_endpoints;
+  std::uint64_t frames_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t events_received = 0;
+  // Invalid frames by reason ("too_large", "bad_identifier", ...), in the
+  // order they are to be listed.
+  std::vector<std::pair<std::string, std::uint64_t>> invalid_frames;
+  double ingest_lag_seconds = 0;
+  std::uint64_t names_interned = 0;
+  std::uint64_t names_overflowed = 0;
+  // Delivery counters of each alert sink (log, Alertmanager, webhook, exec).
+  std::vector<SinkStats> alert_sinks;
+};
+
+struct PublishedState {
+  std::shared_ptr<const Snapshot> snapshot;  // may be null before the first tick
+  DaemonStatus status;
+  std::vector<AlertView> alerts;
+};
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <simdjson.h>
+
+#include <memory>
+#include <string>
+
+#include "input_file.h"
+#include "json_object_scanner.h"
+#include "traces/trace_reader.h"
+
+namespace stallwatch::collector {
+
+// Reads PyTorch-profiler (Kineto) traces (.json, .json.gz) as a stream: the
+// top-level members are read as they come (distributedInfo.rank,
+// baseTimeNanoseconds, host_name) and each traceEvents element is parsed on
+// its own. Timestamps are µs with optional ns fractions; they are converted to
+// ns exactly, and also kept as the double a JSON float parser would produce
+// (HTA's rounding works on those). GPU rows carry args.stream; args.correlation
+// links them to their runtime launch.
+//
+// A document cut short (a killed profiler) ends the stream after the last
+// complete event and is reported as one malformed record, not as a failure.
+// Single-threaded.
+class KinetoReader : public TraceReader {
+ public:
+  KinetoReader(std::unique_ptr<InputFile> file, TraceFileInfo info);
+
+  bool next(TraceEvent& event) override;
+  const TraceFileInfo& info() const override { return info_; }
+
+  // Reads only the top-level members (skipping over traceEvents) to learn the
+  // rank and clock base before streaming events. Returns "" or an error.
+  static std::string scan_metadata(const std::string& path, TraceFileInfo& info);
+
+ private:
+  enum class Parsed : std::uint8_t { kEvent, kSkip, kMalformed };
+  Parsed parse_element(TraceEvent& event, std::string& problem);
+  void parse_member();
+
+  std::unique_ptr<InputFile> file_;
+  JsonObjectScanner scanner_;
+  simdjson::ondemand::parser parser_;
+  TraceFileInfo info_;
+  std::uint64_t element_index_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,79 @@
+#pragma once
+
+// A brute-force model of the engine's semantics for one rank, written
+// independently of it: a class mask per microsecond, regions painted one
+// microsecond at a time, no cells, histograms, maps or running sums. It
+// applies the same rules — clipping at the finalized horizon, open regions up
+// to their source's watermark as of each horizon move, step fallback, batch
+// size in force — to the same arrival sequence.
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "engine/decoded_batch.h"
+#include "engine/engine_config.h"
+#include "engine/name_table.h"
+#include "engine/snapshot.h"
+
+namespace stallwatch::collector::testing {
+
+class Oracle {
+ public:
+  Oracle(const EngineConfig& config, const NameTable& names);
+
+  void ingest(const DecodedBatch& b);
+  // The windows (configured, then totals) the engine should report now.
+  std::vector<WindowMetrics> windows() const;
+  std::uint64_t late_events() const { return late_; }
+  std::uint64_t unpaired_events() const { return unpaired_; }
+
+ private:
+  static constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+  struct Open {
+    std::int64_t begin_eff = 0;
+    std::uint8_t mask = 0;
+    bool main = false;
+    bool orphan = false;  // an End waiting for its Begin
+    std::int64_t end = 0;
+    std::int64_t end_eff = 0;
+    bool end_on_time = false;
+  };
+  struct Source {
+    std::int32_t pid = 0;
+    ProcessRole role = ProcessRole::kMain;
+    DeviceSource device = DeviceSource::kNone;
+    std::int64_t wm = kNone;
+    bool finished = false;
+    std::int64_t final_at = 0;
+    std::map<std::uint64_t, Open> open;
+  };
+  struct Interval {
+    std::int64_t a, b;
+    std::uint8_t mask;
+  };
+
+  void close(std::int64_t a, std::int64_t b, std::uint8_t mask);
+  void fetch_step(bool main, std::uint8_t mask, std::int64_t end, bool on_time);
+  // The live mask of [from, to) (microsecond indices from start_) painted into `out`.
+  void paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const;
+  std::int64_t index(std::int64_t t) const { return (t - start_) / 1000; }
+
+  EngineConfig config_;
+  const NameTable& names_;
+  bool has_start_ = false;
+  std::int64_t start_ = 0;
+  std::int64_t wm_ = kNone;
+  std::int64_t horizon_ = kNone;
+  std::vector<std::uint8_t> final_;  // per microsecond from start_, valid below horizon_
+  std::vector<Interval> closed_;
+  std::vector<Source> sources_;
+  std::vector<std::pair<std::int64_t, bool>> steps_;    // (ts, fallback) in arrival order
+  std::vector<std::pair<std::int64_t, double>> sizes_;  // batch sizes in arrival order
+  std::int64_t first_mark_ = std::numeric_limits<std::int64_t>::max();
+  std::uint64_t late_ = 0;
+  std::uint64_t unpaired_ = 0;
+};
+
+}  // namespace stallwatch::collector::testing

@@ -1,0 +1,197 @@
+#include "property_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "oracle.h"
+#include "test_batches.h"
+
+namespace stallwatch::collector::testing {
+namespace {
+
+EngineConfig property_config() {
+  EngineConfig c = small_config();
+  c.windows_ns = {ms(3), ms(10), ms(30)};  // 3 ms: shorter than the lateness, all pending
+  c.max_steps_kept = 1 << 20;
+  c.timeline_max_regions = 64;
+  return c;
+}
+
+bool same(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::fabs(b));
+}
+
+// Returns a description of the first difference, or "".
+std::string diff(const WindowMetrics& e, const WindowMetrics& o) {
+  std::ostringstream out;
+  auto check = [&](const char* field, double x, double y) {
+    if (out.tellp() == 0 && !same(x, y)) out << field << ": engine " << x << " oracle " << y;
+  };
+  check("start_ns", static_cast<double>(e.start_ns), static_cast<double>(o.start_ns));
+  check("end_ns", static_cast<double>(e.end_ns), static_cast<double>(o.end_ns));
+  check("wall_seconds", e.wall_seconds, o.wall_seconds);
+  check("compute_seconds", e.compute_seconds, o.compute_seconds);
+  check("app_io_seconds", e.app_io_seconds, o.app_io_seconds);
+  check("io_seconds", e.io_seconds, o.io_seconds);
+  check("fetch_seconds", e.fetch_seconds, o.fetch_seconds);
+  check("comm_seconds", e.comm_seconds, o.comm_seconds);
+  check("unoverlapped_app_io_seconds", e.unoverlapped_app_io_seconds,
+        o.unoverlapped_app_io_seconds);
+  check("unoverlapped_io_seconds", e.unoverlapped_io_seconds, o.unoverlapped_io_seconds);
+  check("unoverlapped_compute_seconds", e.unoverlapped_compute_seconds,
+        o.unoverlapped_compute_seconds);
+  check("unoverlapped_all_io_seconds", e.unoverlapped_all_io_seconds,
+        o.unoverlapped_all_io_seconds);
+  check("device_busy_seconds", e.device_busy_seconds, o.device_busy_seconds);
+  check("data_stall_seconds", e.data_stall_seconds, o.data_stall_seconds);
+  check("overlap_ratio", e.overlap_ratio, o.overlap_ratio);
+  check("device_idle_ratio", e.device_idle_ratio, o.device_idle_ratio);
+  check("data_stall_ratio", e.data_stall_ratio, o.data_stall_ratio);
+  check("steps", static_cast<double>(e.steps), static_cast<double>(o.steps));
+  check("step_seconds_p50", e.step_seconds_p50, o.step_seconds_p50);
+  check("step_seconds_p95", e.step_seconds_p95, o.step_seconds_p95);
+  check("steps_per_second", e.steps_per_second, o.steps_per_second);
+  check("samples_per_second", e.samples_per_second, o.samples_per_second);
+  check("verdict", static_cast<double>(e.verdict), static_cast<double>(o.verdict));
+  return out.str();
+}
+
+// Runs one scenario through the engine and the oracle; false on the first difference.
+bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& path,
+              PropertyTotals& totals, std::int64_t history_ns) {
+  EngineConfig config = property_config();
+  if (history_ns > 0) config.history_ns = history_ns;
+  NameTable names;
+  Engine engine(config, names);
+  Oracle oracle(config, names);
+  const Scenario sc = make_scenario(seed, options, names);
+  path.start(engine, names);
+  std::size_t next_tick = 0;
+  for (std::size_t i = 0; i < sc.deliveries.size(); ++i) {
+    const DecodedBatch& b = sc.deliveries[i];
+    ++totals.deliveries;
+    ++totals.paths[path.deliver(b, i, seed)];
+    oracle.ingest(b);
+    if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;
+    ++next_tick;
+    auto snap = engine.tick(b.sent_at_ns);
+    const RankSnapshot* r = find_rank(*snap, "prop", 0);
+    if (r == nullptr) {
+      ADD_FAILURE() << "seed " << seed << ": rank missing";
+      return false;
+    }
+    const auto want = oracle.windows();
+    for (std::size_t w = 0; w < want.size(); ++w) {
+      const std::string d = diff(r->windows[w], want[w]);
+      if (!d.empty()) {
+        ADD_FAILURE() << "seed " << seed << ", after delivery " << i << ", window "
+                      << want[w].window_ns << ": " << d;
+        return false;
+      }
+    }
+    if (r->counters.late_events != oracle.late_events() ||
+        r->counters.unpaired_events != oracle.unpaired_events()) {
+      ADD_FAILURE() << "seed " << seed << ", after delivery " << i << ": late "
+                    << r->counters.late_events << "/" << oracle.late_events() << " unpaired "
+                    << r->counters.unpaired_events << "/" << oracle.unpaired_events();
+      return false;
+    }
+    ++totals.ticks;
+    if (next_tick == sc.ticks_after.size()) {
+      totals.late += r->counters.late_events;
+      totals.unpaired += r->counters.unpaired_events;
+      totals.steps += r->windows.back().steps;
+    }
+  }
+  return true;
+}
+
+// STALLWATCH_PROPERTY_SCALE=N runs N times as many cases of each kind (for
+// a longer soak after an engine change); 1 by default.
+int case_scale() {
+  const char* env = std::getenv("STALLWATCH_PROPERTY_SCALE");
+  const long n = env != nullptr ? std::strtol(env, nullptr, 10) : 1;
+  return n >= 1 && n <= 1000 ? static_cast<int>(n) : 1;
+}
+
+}  // namespace
+
+const std::vector<PropertyKind>& property_kinds() {
+  static const std::vector<PropertyKind> kinds = [] {
+    std::vector<PropertyKind> k;
+    ScenarioOptions o;
+    k.push_back({"in order", 1000, 600, o});
+    o.max_delay_us = 4000;
+    k.push_back({"shuffled", 20000, 600, o});
+    o.max_delay_us = 3000;
+    o.late_batch_share = 0.15;
+    k.push_back({"late", 40000, 400, o});
+    o = ScenarioOptions{};
+    o.max_delay_us = 3000;
+    o.reorder_within_source = true;
+    k.push_back({"reordered within a process", 60000, 300, o});
+    o = ScenarioOptions{};
+    o.max_sources = 5;
+    o.max_threads = 4;
+    o.max_delay_us = 2000;
+    k.push_back({"crowded", 80000, 250, o});
+    // The shortest history the config allows (longest window + lateness +
+    // one cell), so cells and steps fall out of it, and pauses longer than
+    // the history, so the horizon jumps straight past it.
+    o = ScenarioOptions{};
+    o.max_delay_us = 2000;
+    o.pause_us = 50'000;
+    k.push_back({"short history, pauses", 100000, 150, o, ms(36)});
+    o.pause_us = 0;
+    k.push_back({"short history", 110000, 150, o, ms(36)});
+    return k;
+  }();
+  return kinds;
+}
+
+std::string property_kind_id(const PropertyKind& kind) {
+  std::string id;
+  bool upper = true;
+  for (const char c : kind.name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) {
+      upper = true;
+      continue;
+    }
+    id += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return id;
+}
+
+PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, double scale) {
+  const int count = std::max(1, static_cast<int>(kind.count * scale)) * case_scale();
+  PropertyTotals totals;
+  int failures = 0;
+  for (int i = 0; i < count && failures < 3; ++i) {
+    if (!run_case(kind.first_seed + static_cast<std::uint32_t>(i), kind.options, path, totals,
+                  kind.history_ns)) {
+      ++failures;
+    }
+  }
+  std::string paths;
+  for (const auto& [name, n] : totals.paths)
+    paths += (paths.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  std::printf(
+      "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
+      "%llu steps\n",
+      kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
+      static_cast<unsigned long long>(totals.late),
+      static_cast<unsigned long long>(totals.unpaired),
+      static_cast<unsigned long long>(totals.steps));
+  EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
+  return totals;
+}
+
+}  // namespace stallwatch::collector::testing

@@ -1,0 +1,61 @@
+#pragma once
+
+// The engine's property tests, shared by every path a batch can take into the
+// engine: random scenarios (scenario.h) are delivered one batch at a time
+// through a DeliveryPath, and after every few deliveries every window metric
+// of the engine must equal the brute-force oracle's (oracle.h). Seeds are
+// fixed and printed on failure. tests/unit/engine runs the engine's own paths;
+// tests/unit/ingest the daemon's (each batch through the wire).
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "scenario.h"
+
+namespace stallwatch::collector::testing {
+
+// How one delivery reaches the engine.
+class DeliveryPath {
+ public:
+  virtual ~DeliveryPath() = default;
+  // Before each scenario, with that scenario's fresh engine and names.
+  virtual void start(Engine& engine, NameTable& names) = 0;
+  // Delivers `b` (the `index`-th delivery of scenario `seed`) to the engine
+  // given to start(); returns the name of the path it took, counted in the
+  // totals.
+  virtual std::string deliver(const DecodedBatch& b, std::size_t index, std::uint32_t seed) = 0;
+};
+
+// One kind of scenario and how many cases of it to run.
+struct PropertyKind {
+  std::string name;
+  std::uint32_t first_seed = 0;
+  int count = 0;
+  ScenarioOptions options;
+  std::int64_t history_ns = 0;  // 0: the property config's
+};
+// In order, shuffled, late, reordered within a process, crowded, short
+// history with and without pauses.
+const std::vector<PropertyKind>& property_kinds();
+// A kind's name as a test name: "short history, pauses" -> "ShortHistoryPauses".
+std::string property_kind_id(const PropertyKind& kind);
+
+struct PropertyTotals {
+  std::size_t deliveries = 0;
+  std::map<std::string, std::size_t> paths;  // deliveries by the path they took
+  std::size_t ticks = 0;
+  std::uint64_t late = 0;
+  std::uint64_t unpaired = 0;
+  std::uint64_t steps = 0;
+};
+
+// Runs `kind`'s cases (count x `scale`, x STALLWATCH_PROPERTY_SCALE from the
+// environment) through `path`, stopping after three failing seeds; prints
+// the totals. Failures are reported with ADD_FAILURE.
+PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, double scale = 1);
+
+}  // namespace stallwatch::collector::testing

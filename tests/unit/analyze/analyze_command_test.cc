@@ -1,0 +1,142 @@
+#include "analyze/analyze_command.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "trace_files.h"
+
+namespace stallwatch::collector {
+namespace {
+
+using testing::TempDir;
+
+struct CommandRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CommandRun analyze(const std::vector<std::string>& words) {
+  std::vector<std::string_view> args(words.begin(), words.end());
+  std::ostringstream out, err;
+  CommandRun r;
+  r.code = run_analyze(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::vector<std::string> dlio_files() {
+  std::vector<std::string> files;
+  for (int r = 0; r < 8; ++r) {
+    files.push_back(
+        testing::test_data("dftracer-dlio/trace-" + std::to_string(r) + "-of-8.pfw.gz"));
+  }
+  return files;
+}
+
+TEST(AnalyzeCommand, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(analyze({}).code, 2);
+  const CommandRun unknown = analyze({"--frobnicate", "x.pfw"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("unknown option --frobnicate"), std::string::npos);
+  EXPECT_EQ(analyze({"x.pfw", "--granularity", "soon"}).code, 2);
+  EXPECT_EQ(analyze({"x.pfw", "--mapping", "slurm"}).code, 2);
+  EXPECT_EQ(analyze({"--help"}).code, 0);
+}
+
+TEST(AnalyzeCommand, AnUnreadableFileExitsWithOne) {
+  const CommandRun r = analyze({"/nonexistent/trace-0-of-1.pfw"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cannot open /nonexistent/trace-0-of-1.pfw"), std::string::npos) << r.err;
+}
+
+TEST(AnalyzeCommand, ABadRulesFileIsAUsageError) {
+  TempDir dir;
+  const std::string rules =
+      dir.write("rules.toml", "[classes]\n[[classes.rule]]\nclass = \"gpu\"\n");
+  const CommandRun r = analyze({dlio_files()[0], "--classes", rules});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("rules.toml:3: classes.rule[1].class: unknown class 'gpu'"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(AnalyzeCommand, JsonCarriesDfanalyzerFieldsAndTheEngineView) {
+  std::vector<std::string> words = dlio_files();
+  words.insert(words.end(), {"--json", "--mapping", "dlio", "--granularity", "1s"});
+  const CommandRun r = analyze(words);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& df = doc.at("dfanalyzer");
+  EXPECT_DOUBLE_EQ(df.at("job_time_seconds").get<double>(), 56.695354);
+  EXPECT_DOUBLE_EQ(df.at("compute_seconds").get<double>(), 272.355584);
+  EXPECT_DOUBLE_EQ(df.at("fetch_seconds").get<double>(), 126.178714);
+  EXPECT_EQ(df.at("ops").at("compute").get<int>(), 200);
+  EXPECT_EQ(df.at("ops").at("fetch").get<int>(), 160);
+  EXPECT_EQ(df.at("ranks").size(), 8u);
+  EXPECT_DOUBLE_EQ(df.at("binned").at("granularity_seconds").get<double>(), 1.0);
+  const auto& ranks = doc.at("stallwatch").at("jobs").at(0).at("ranks");
+  ASSERT_EQ(ranks.size(), 8u);
+  // Loading runs on the main thread between compute steps: the loop waits.
+  EXPECT_EQ(ranks.at(0).at("verdict").get<std::string>(), "data-starved");
+  EXPECT_EQ(ranks.at(0).at("device_source").get<std::string>(), "compute-proxy");
+  EXPECT_EQ(doc.at("reads").size(), 8u);
+}
+
+TEST(AnalyzeCommand, ReadingRanksInParallelChangesNothing) {
+  std::vector<std::string> words = dlio_files();
+  words.push_back(testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"));
+  words.push_back(testing::test_data("kineto/two-rank/sampled_rank-1.json.gz"));
+  words.insert(words.end(), {"--json", "--mapping", "dlio", "--granularity", "1s"});
+  std::vector<std::string> one = words, many = words;
+  one.insert(one.end(), {"--threads", "1"});
+  many.insert(many.end(), {"--threads", "4"});
+  const CommandRun a = analyze(one), b = analyze(many);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);  // DFAnalyzer, HTA and the engine's view, byte for byte
+  EXPECT_EQ(a.err, b.err);
+  const auto doc = nlohmann::json::parse(b.out);
+  EXPECT_EQ(doc.at("reads").size(), 10u);
+  EXPECT_EQ(doc.at("stallwatch").at("jobs").size(), 2u);  // dftracer and kineto
+}
+
+TEST(AnalyzeCommand, AnUnreadableFileFailsAParallelRunToo) {
+  std::vector<std::string> words = dlio_files();
+  words.push_back("/nonexistent/trace-8-of-9.pfw");
+  words.insert(words.end(), {"--threads", "3"});
+  const CommandRun r = analyze(words);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/trace-8-of-9.pfw"), std::string::npos) << r.err;
+  EXPECT_EQ(analyze({dlio_files()[0], "--threads", "0"}).code, 2);
+}
+
+TEST(AnalyzeCommand, TextShowsHtasBreakdownForKineto) {
+  const CommandRun r = analyze({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
+                                testing::test_data("kineto/two-rank/sampled_rank-1.json.gz")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("HTA temporal breakdown"), std::string::npos);
+  EXPECT_NE(r.out.find("321378"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("11.81"), std::string::npos);
+  EXPECT_NE(r.out.find("20.05"), std::string::npos);
+  EXPECT_NE(r.out.find("cupti"), std::string::npos);
+}
+
+TEST(AnalyzeCommand, MalformedRecordsAreReportedButDoNotFailTheRun) {
+  TempDir dir;
+  const std::string path = dir.write("trace-0-of-1.pfw",
+                                     "[\n{\"name\":\"mm\",\"cat\":\"compute\",\"pid\":1,\"tid\":1,"
+                                     "\"ts\":10,\"dur\":5,\"ph\":\"X\"}\n{oops\n]\n");
+  const CommandRun r = analyze({path});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(path + ":3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("1 malformed"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace stallwatch::collector

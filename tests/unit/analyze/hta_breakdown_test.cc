@@ -1,0 +1,126 @@
+#include "hta_breakdown.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "trace_files.h"
+#include "traces/trace_reader.h"
+
+namespace stallwatch::collector {
+namespace {
+
+using testing::TempDir;
+
+HtaBreakdown breakdown_of(const std::vector<std::string>& paths) {
+  std::vector<HtaTraceCollector> traces;
+  for (const std::string& path : paths) {
+    std::string error;
+    auto reader = open_trace_reader(path, error);
+    EXPECT_NE(reader, nullptr) << error;
+    if (!reader) return {};
+    HtaTraceCollector& trace = traces.emplace_back(static_cast<std::int64_t>(traces.size()), path);
+    TraceEvent event;
+    while (reader->next(event))
+      trace.add(event);
+    EXPECT_EQ(reader->error(), "");
+    EXPECT_EQ(reader->stats().malformed, 0u);
+    trace.finish(reader->info().fractional_ts);
+  }
+  return hta_breakdown(traces);
+}
+
+// Reference values from HTA itself for the shared traces (tests/data/README.md).
+TEST(HtaBreakdown, ReproducesHtaOnTheNanosecondResolutionTrace) {
+  const HtaBreakdown b =
+      breakdown_of({testing::test_data("kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")});
+  EXPECT_EQ(b.profiler_steps, 5u);
+  EXPECT_TRUE(b.dropped_last_step);
+  ASSERT_EQ(b.ranks.size(), 1u);
+  const HtaRankBreakdown& r = b.ranks[0];
+  EXPECT_EQ(r.idle_ns, 10113'000);
+  EXPECT_EQ(r.compute_ns, 372150'000);
+  EXPECT_EQ(r.non_compute_ns, 2371'000);
+  EXPECT_EQ(r.span_ns, 384634'000);
+  EXPECT_DOUBLE_EQ(r.idle_pct, 2.63);
+  EXPECT_DOUBLE_EQ(r.compute_pct, 96.75);
+  EXPECT_DOUBLE_EQ(r.non_compute_pct, 0.62);
+  EXPECT_FALSE(r.has_comm);
+  ASSERT_EQ(r.streams.size(), 1u);
+  EXPECT_EQ(r.streams[0].stream, 7);
+  EXPECT_EQ(r.streams[0].host_wait_ns, 1709'000);
+  EXPECT_EQ(r.streams[0].kernel_wait_ns, 8404'000);
+  EXPECT_EQ(r.streams[0].other_ns, 0);
+  EXPECT_EQ(r.gpu_events, 4876u);
+}
+
+TEST(HtaBreakdown, ReproducesHtaOnTheTwoRankNcclTrace) {
+  const HtaBreakdown b =
+      breakdown_of({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
+                    testing::test_data("kineto/two-rank/sampled_rank-1.json.gz")});
+  ASSERT_EQ(b.ranks.size(), 2u);
+  const HtaRankBreakdown& r0 = b.ranks[0];
+  EXPECT_EQ(r0.idle_ns, 321378'000);
+  EXPECT_EQ(r0.compute_ns, 106252'000);
+  EXPECT_EQ(r0.non_compute_ns, 172428'000);
+  EXPECT_EQ(r0.span_ns, 600058'000);
+  ASSERT_TRUE(r0.has_comm);
+  EXPECT_DOUBLE_EQ(r0.comm_comp_overlap_pct, 11.81);
+  const HtaRankBreakdown& r1 = b.ranks[1];
+  EXPECT_EQ(r1.idle_ns, 328671'000);
+  EXPECT_EQ(r1.compute_ns, 135548'000);
+  EXPECT_EQ(r1.non_compute_ns, 136455'000);
+  EXPECT_EQ(r1.span_ns, 600674'000);
+  ASSERT_TRUE(r1.has_comm);
+  EXPECT_DOUBLE_EQ(r1.comm_comp_overlap_pct, 20.05);
+}
+
+// A hand-made trace exercising each rule once: rounding (start up, end down),
+// the last ProfilerStep dropped, kernels kept only through a kept launch,
+// merging across streams, and the three idle categories.
+TEST(HtaBreakdown, FollowsEachOfHtasRules) {
+  const std::string trace = R"({"traceEvents": [
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0.5,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100.5,"dur":100},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":2,"args":{"correlation":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":60,"dur":2,"args":{"correlation":3}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":61,"dur":2,"args":{"correlation":4}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":2,"args":{"correlation":5}},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":10.2,"dur":9.9,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"relu","pid":0,"tid":7,"ts":30.2,"dur":10,"args":{"stream":7,"correlation":2}},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":80,"dur":10,"args":{"stream":7,"correlation":3}},
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":9,"ts":85,"dur":10,"args":{"stream":9,"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":160,"dur":10,"args":{"stream":7,"correlation":5}}
+  ]})";
+  TempDir dir;
+  const HtaBreakdown b = breakdown_of({dir.write("rules.json", trace)});
+  ASSERT_EQ(b.ranks.size(), 1u);
+  const HtaRankBreakdown& r = b.ranks[0];
+  // Kept: gemm [11,20), relu [31,40), gemm [80,90), memcpy [85,95); "late" was
+  // launched in the last step. Merged: [11,20) [31,40) [80,95) -> 33 busy of 84.
+  EXPECT_EQ(r.gpu_events, 4u);
+  EXPECT_EQ(r.span_ns, 84'000);
+  EXPECT_EQ(r.idle_ns, 51'000);
+  EXPECT_EQ(r.compute_ns, 28'000);
+  EXPECT_EQ(r.non_compute_ns, 5'000);
+  EXPECT_DOUBLE_EQ(r.idle_pct, 60.71);
+  ASSERT_EQ(r.streams.size(), 2u);
+  // Stream 7: relu's launch (t=2) came before gemm ended: gap 11 < 30 -> kernel
+  // wait; the second gemm launched at 60 after relu ended at 40 -> host wait 40.
+  EXPECT_EQ(r.streams[0].stream, 7);
+  EXPECT_EQ(r.streams[0].kernel_wait_ns, 11'000);
+  EXPECT_EQ(r.streams[0].host_wait_ns, 40'000);
+  EXPECT_EQ(r.streams[0].other_ns, 0);
+  EXPECT_EQ(r.streams[1].stream, 9);
+}
+
+TEST(HtaBreakdown, RoundsLikePandas) {
+  EXPECT_DOUBLE_EQ(round_pct(10113.0 / 384634.0), 2.63);
+  EXPECT_DOUBLE_EQ(round_pct(0.5), 50.0);
+  EXPECT_DOUBLE_EQ(round_pct(0.00125), 0.12);  // 12.5 -> 12: half to even, as numpy
+}
+
+}  // namespace
+}  // namespace stallwatch::collector

@@ -1,0 +1,197 @@
+#include "daemon_config.h"
+
+#include <gtest/gtest.h>
+
+#include "daemon_flags.h"
+
+namespace stallwatch::collector {
+namespace {
+
+TEST(ParseDuration, AcceptsUnitsAndFractions) {
+  EXPECT_EQ(parse_duration("500ms"), 500'000'000);
+  EXPECT_EQ(parse_duration("10s"), 10'000'000'000);
+  EXPECT_EQ(parse_duration("1.5s"), 1'500'000'000);
+  EXPECT_EQ(parse_duration("2m"), 120'000'000'000);
+  EXPECT_EQ(parse_duration("1h"), 3'600'000'000'000);
+  EXPECT_EQ(parse_duration("250us"), 250'000);
+  EXPECT_EQ(parse_duration("100ns"), 100);
+}
+
+TEST(ParseDuration, RejectsGarbage) {
+  for (const char* bad : {"", "s", "10", "10x", "-1s", "1e3s", "ten seconds", "1.2.3s"}) {
+    EXPECT_FALSE(parse_duration(bad).has_value()) << bad;
+  }
+}
+
+TEST(FormatWindow, NamesWindowsLikeTheApi) {
+  EXPECT_EQ(format_window(10 * kNsPerSecond), "10s");
+  EXPECT_EQ(format_window(300 * kNsPerSecond), "300s");
+  EXPECT_EQ(format_window(0), "total");
+  EXPECT_EQ(format_window(500'000'000), "500ms");
+}
+
+TEST(ParseHostPort, Ipv4Ipv6AndErrors) {
+  std::string host;
+  std::uint16_t port = 0;
+  ASSERT_TRUE(parse_host_port("127.0.0.1:8787", host, port));
+  EXPECT_EQ(host, "127.0.0.1");
+  EXPECT_EQ(port, 8787);
+  ASSERT_TRUE(parse_host_port("[::1]:9000", host, port));
+  EXPECT_EQ(host, "::1");
+  EXPECT_EQ(port, 9000);
+  EXPECT_FALSE(parse_host_port("localhost", host, port));
+  EXPECT_FALSE(parse_host_port("host:70000", host, port));
+  EXPECT_FALSE(parse_host_port(":80", host, port));
+  EXPECT_FALSE(parse_host_port("host:80x", host, port));
+}
+
+TEST(DefaultConfig, MatchesDesign) {
+  const DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(c.ingest_endpoints.size(), 2u);
+  EXPECT_EQ(c.ingest_endpoints[0], "tcp://127.0.0.1:5557");
+  EXPECT_EQ(c.ingest_endpoints[1].rfind("ipc://", 0), 0u);
+  EXPECT_NE(c.ingest_endpoints[1].find("stallwatch"), std::string::npos);
+  EXPECT_EQ(c.http_host, "127.0.0.1");
+  EXPECT_EQ(c.http_port, 8787);
+  EXPECT_EQ(validate(c), "");
+}
+
+TEST(ApplyToml, SetsEveryKnownSection) {
+  DaemonConfig c = default_daemon_config();
+  const char* text = R"(
+[ingest]
+endpoints = ["tcp://127.0.0.1:6000"]
+[http]
+listen = "0.0.0.0:9999"
+token = "s3cret"
+max_connections = 16
+[engine]
+windows = ["5s", "30s"]
+verdict_window = "30s"
+lateness = "1s"
+tick = "250ms"
+history = "10m"
+[verdict]
+data_stall_ratio = 0.25
+[journal]
+dir = "/tmp/j"
+[log]
+level = "debug"
+)";
+  ASSERT_EQ(apply_toml(text, "t.toml", c), "");
+  EXPECT_EQ(c.ingest_endpoints, std::vector<std::string>{"tcp://127.0.0.1:6000"});
+  EXPECT_EQ(c.http_host, "0.0.0.0");
+  EXPECT_EQ(c.http_port, 9999);
+  EXPECT_EQ(c.http_token, "s3cret");
+  EXPECT_EQ(c.http_max_connections, 16u);
+  EXPECT_EQ(c.engine.windows_ns, (std::vector<std::int64_t>{5 * kNsPerSecond, 30 * kNsPerSecond}));
+  EXPECT_EQ(c.engine.verdict_window_ns, 30 * kNsPerSecond);
+  EXPECT_EQ(c.engine.lateness_ns, kNsPerSecond);
+  EXPECT_EQ(c.tick_ns, 250'000'000);
+  EXPECT_EQ(c.engine.history_ns, 600 * kNsPerSecond);
+  EXPECT_DOUBLE_EQ(c.engine.verdict.data_stall_ratio, 0.25);
+  ASSERT_TRUE(c.journal_dir.has_value());
+  EXPECT_EQ(*c.journal_dir, "/tmp/j");
+  EXPECT_EQ(c.log_level, "debug");
+  EXPECT_EQ(validate(c), "");
+}
+
+TEST(ApplyToml, ErrorsNameFileLineAndKey) {
+  DaemonConfig c = default_daemon_config();
+  const std::string err =
+      apply_toml("[engine]\nlateness = \"2s\"\nwindowz = [\"10s\"]\n", "x.toml", c);
+  EXPECT_NE(err.find("x.toml:3"), std::string::npos) << err;
+  EXPECT_NE(err.find("engine.windowz"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown key"), std::string::npos) << err;
+}
+
+TEST(ApplyToml, RejectsBadValuesWithTheKey) {
+  struct Case {
+    const char* toml;
+    const char* expect;
+  };
+  for (const Case& k : {Case{"[engine]\nwindows = [\"10x\"]\n", "engine.windows"},
+                        Case{"[http]\nlisten = \"nowhere\"\n", "http.listen"},
+                        Case{"[verdict]\ndata_stall_ratio = 1.5\n", "verdict.data_stall_ratio"},
+                        Case{"[log]\nlevel = \"loud\"\n", "log.level"},
+                        Case{"[http]\nmax_connections = 0\n", "http.max_connections"},
+                        Case{"[bogus]\n", "bogus"}, Case{"[engine\n", "x.toml"}}) {
+    DaemonConfig c = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "x.toml", c);
+    EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
+  }
+}
+
+TEST(ApplyToml, ClassRulesReachTheEngineMapping) {
+  DaemonConfig c = default_daemon_config();
+  const char* text = R"(
+[classes]
+preset = "dlio"
+[[classes.rule]]
+classes = ["compute"]
+cat = "my_framework"
+name = "train_step*"
+)";
+  ASSERT_EQ(apply_toml(text, "c.toml", c), "");
+  EXPECT_EQ(c.engine.classes.classify("my_framework", "train_step_3", false),
+            class_bit(EventClass::kCompute));
+  // The dlio preset: TorchFramework.compute is compute, loop.iter a fetch.
+  EXPECT_EQ(c.engine.classes.classify("ai_framework", "TorchFramework.compute", false),
+            class_bit(EventClass::kCompute));
+  EXPECT_NE(
+      c.engine.classes.classify("data_loader", "loop.iter", true) & class_bit(EventClass::kFetch),
+      0);
+}
+
+TEST(ApplyToml, ClassRuleErrorsNameTheKey) {
+  DaemonConfig c = default_daemon_config();
+  const std::string err =
+      apply_toml("[classes]\n[[classes.rule]]\nclasses = [\"gpu\"]\n", "c.toml", c);
+  EXPECT_NE(err.find("c.toml:3"), std::string::npos) << err;
+  EXPECT_NE(err.find("classes"), std::string::npos) << err;
+  const std::string preset = apply_toml("[classes]\npreset = \"nope\"\n", "c.toml", c);
+  EXPECT_NE(preset.find("nope"), std::string::npos) << preset;
+}
+
+TEST(Validate, CatchesCrossFieldProblems) {
+  DaemonConfig c = default_daemon_config();
+  c.ingest_endpoints = {"udp://x"};
+  EXPECT_NE(validate(c).find("udp://x"), std::string::npos);
+  c = default_daemon_config();
+  c.tick_ns = 1;
+  EXPECT_NE(validate(c).find("tick"), std::string::npos);
+}
+
+TEST(DaemonFlags, ParseAndPrecedence) {
+  const char* argv[] = {
+      "stallwatchd", "--ingest",       "tcp://127.0.0.1:7000", "--ingest=ipc:///tmp/a.sock",
+      "--http",      "127.0.0.1:1234", "--log-level",          "warn"};
+  DaemonFlags flags;
+  ASSERT_EQ(parse_daemon_flags(8, argv, flags), "");
+  DaemonConfig c;
+  ASSERT_EQ(resolve_daemon_config(flags, c), "");
+  EXPECT_EQ(c.ingest_endpoints,
+            (std::vector<std::string>{"tcp://127.0.0.1:7000", "ipc:///tmp/a.sock"}));
+  EXPECT_EQ(c.http_port, 1234);
+  EXPECT_EQ(c.log_level, "warn");
+}
+
+TEST(DaemonFlags, ErrorsNameTheFlag) {
+  DaemonFlags flags;
+  const char* unknown[] = {"stallwatchd", "--frobnicate"};
+  EXPECT_NE(parse_daemon_flags(2, unknown, flags).find("--frobnicate"), std::string::npos);
+  const char* missing[] = {"stallwatchd", "--http"};
+  EXPECT_NE(parse_daemon_flags(2, missing, flags).find("--http"), std::string::npos);
+  const char* bad_http[] = {"stallwatchd", "--http", "nope"};
+  DaemonFlags f2;
+  ASSERT_EQ(parse_daemon_flags(3, bad_http, f2), "");
+  DaemonConfig c;
+  EXPECT_NE(resolve_daemon_config(f2, c).find("--http"), std::string::npos);
+  const char* missing_file[] = {"stallwatchd", "--config", "/nonexistent/x.toml"};
+  DaemonFlags f3;
+  ASSERT_EQ(parse_daemon_flags(3, missing_file, f3), "");
+  EXPECT_NE(resolve_daemon_config(f3, c).find("/nonexistent/x.toml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stallwatch::collector
