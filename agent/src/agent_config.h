@@ -24,7 +24,7 @@ struct AgentConfig {
   std::uint32_t send_hwm = 64;
   std::uint32_t linger_ms = 250;
 
-  // Defaults, then the environment: identity as DESIGN §2 says
+  // Defaults, then the environment: identity as docs/design.md says
   // (STALLWATCH_JOB, TORCHELASTIC_RUN_ID, SLURM_JOB_ID, else <host>-<pid>;
   // STALLWATCH_RANK, RANK, else 0), and STALLWATCH_<KEY> for every other key
   // (e.g. STALLWATCH_COLLECTOR, STALLWATCH_FLUSH_INTERVAL_MS). A malformed

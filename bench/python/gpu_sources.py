@@ -10,7 +10,7 @@ exits 0 (nothing is measured; no figure is made up).
    compared with ``stallwatch analyze`` of a torch.profiler trace
    (profiled_run.py): of the same run for cuda-events and nvml, of a twin run
    (same script, seed and length, --gpu none) for cupti, because torch.profiler
-   is itself a CUPTI client and two cannot share a process. Goals (issue 8):
+   is itself a CUPTI client and two cannot share a process. Goals:
    |difference| <= 0.02 of wall time for CUPTI, <= 0.05 for CUDA events.
 2. Overhead. gpu_train_loop.py (GPU-bound, no data loading), interleaved over
    --rounds rounds: plain (no stallwatch), ``--gpu none`` (host regions only),

@@ -50,7 +50,7 @@ struct Expected {
   double tolerance = 0;
 };
 
-// DESIGN §5 figures over [start_ns, end_ns), compute standing in for the
+// The window metrics over [start_ns, end_ns), compute standing in for the
 // device (compute-proxy). Seconds, ratios of the window's wall time, steps.
 struct ExpectedWindow {
   double wall_seconds = 0;

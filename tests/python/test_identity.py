@@ -1,4 +1,4 @@
-"""Job and rank identity (DESIGN §2) as seen on the wire and by children."""
+"""Job and rank identity as seen on the wire and by children."""
 
 from __future__ import annotations
 

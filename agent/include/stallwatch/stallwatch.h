@@ -96,7 +96,7 @@ SW_API void sw_config_free(sw_config* config) SW_NOEXCEPT;
 
 /* Sets one key from its string form. Keys:
  *   collector          ZeroMQ endpoint (default ipc socket, then tcp://127.0.0.1:5557)
- *   job, rank          identity (DESIGN §2)
+ *   job, rank          identity (see the README, "Agent settings")
  *   enable             "0" switches the agent off
  *   role               "main" or "worker"
  *   device_source      "none", "cupti", "cuda-events", "nvml"

@@ -1,4 +1,4 @@
-"""Job and rank identity (DESIGN §2), fixed once per process tree.
+"""Job and rank identity (docs/design.md, "Identity and time"), fixed once per process tree.
 
 The job id is ``STALLWATCH_JOB``, else ``TORCHELASTIC_RUN_ID``, else
 ``SLURM_JOB_ID``, else ``<host>-<pid>`` of the first process that imports

@@ -12,7 +12,7 @@
 namespace stallwatch::collector {
 
 // Exact lengths of class unions and of their differences for one rank, in ns
-// (DESIGN §5 and DFAnalyzer's summary fields, computed exactly).
+// (the window metrics' definitions and DFAnalyzer's summary fields, computed exactly).
 struct IntervalTotals {
   std::int64_t compute = 0;
   std::int64_t app_io = 0;

@@ -19,7 +19,7 @@
 namespace stallwatch::collector {
 
 struct DaemonConfig {
-  // ZeroMQ PULL endpoints (DESIGN §6): tcp://127.0.0.1:5557 and the ipc socket.
+  // ZeroMQ PULL endpoints: tcp://127.0.0.1:5557 and the ipc socket.
   std::vector<std::string> ingest_endpoints;
   std::string http_host = "127.0.0.1";
   std::uint16_t http_port = 8787;
@@ -34,7 +34,7 @@ struct DaemonConfig {
   std::optional<std::string> config_path;  // where the file came from, if any
 };
 
-// The defaults of DESIGN §6 (the ipc endpoint depends on XDG_RUNTIME_DIR/UID).
+// The defaults (the ipc endpoint depends on XDG_RUNTIME_DIR/UID).
 DaemonConfig default_daemon_config();
 
 // Inverse for display: "10s", "1m30s" -> "90s" style; whole seconds as "<n>s".

@@ -1,6 +1,6 @@
 #pragma once
 
-// Command line of stallwatchd (DESIGN §6):
+// Command line of stallwatchd:
 //   stallwatchd [--config FILE] [--ingest ENDPOINT]... [--http HOST:PORT]
 //               [--journal DIR] [--log-level LEVEL] [--help] [--version]
 // Precedence: defaults, then the config file, then flags.

@@ -50,7 +50,7 @@ struct SourceTracker {
 };
 
 // Everything the engine keeps for one rank (job, rank), and the exact window
-// arithmetic over it (DESIGN §5).
+// arithmetic over it (docs/design.md, "Metrics").
 //
 // Time is split at the finalized horizon H = (watermark - lateness) rounded
 // down to the resolution grid:

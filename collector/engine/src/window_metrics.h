@@ -20,7 +20,7 @@ struct WindowFacts {
   double step_p95_s = 0;
 };
 
-// DESIGN §5 metrics and the verdict for one window.
+// The window metrics (docs/design.md, "Metrics") and the verdict for one window.
 WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t);
 
 // The verdict rules, in order: idle, data-starved, io-bound, host-bound,

@@ -5,7 +5,7 @@
 
 namespace stallwatch::collector {
 
-// The optional bearer token of the HTTP API (DESIGN §7). Compares in time
+// The optional bearer token of the HTTP API (docs/api.md, "Auth"). Compares in time
 // that depends only on the lengths, never on where the strings differ.
 // Immutable after construction; any thread.
 class BearerAuth {

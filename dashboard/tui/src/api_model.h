@@ -13,7 +13,7 @@
 
 namespace stallwatch::tui {
 
-// One `Metrics` object: DESIGN §5 metrics of one window.
+// One `Metrics` object: the metrics of one window.
 struct Metrics {
   std::string window;
   std::optional<double> wall_seconds;

@@ -27,7 +27,7 @@ inline constexpr std::size_t kMaxEventsPerBatch = 65536;
 inline constexpr std::size_t kMaxStringsPerBatch = 65535;  // Event.cat/name are uint16
 inline constexpr std::size_t kMaxStringBytes = 1024;
 
-// Default endpoints (DESIGN §6).
+// Default endpoints.
 inline constexpr const char* kDefaultTcpEndpoint = "tcp://127.0.0.1:5557";
 
 }  // namespace stallwatch::wire

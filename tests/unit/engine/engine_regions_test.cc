@@ -1,4 +1,4 @@
-// Interval metrics of one rank from regions (DESIGN §4-5), with explicit times.
+// Interval metrics of one rank from regions, with explicit times.
 
 #include <gtest/gtest.h>
 

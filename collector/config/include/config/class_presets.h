@@ -10,7 +10,7 @@ namespace stallwatch::collector {
 
 // Built-in event-class presets, the counterpart of DFAnalyzer's `conditions`
 // hook:
-//   "default": DESIGN §4 (ClassMapping::defaults()),
+//   "default": ClassMapping::defaults() (docs/design.md, "Event classes"),
 //   "dlio":    the DLIO benchmark's names (TorchFramework.compute = compute,
 //              loop.iter = fetch, data_loader / reader / checkpoint = app I/O,
 //              POSIX / STDIO = I/O), then the defaults.

@@ -18,7 +18,7 @@ inline constexpr int kMaskBins = 64;
 // of bins, so one histogram per cell answers all of them.
 using MaskHistogram = std::array<std::int64_t, kMaskBins>;
 
-// The exact interval quantities of DESIGN §5 (as nanoseconds).
+// The exact interval quantities of the window metrics (as nanoseconds).
 enum Quantity : int {
   kCompute = 0,          // |C|
   kAppIo,                // |A|

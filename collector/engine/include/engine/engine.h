@@ -60,7 +60,7 @@ struct Series {
   std::vector<double> max;
 };
 
-// The exact sliding-window interval engine (DESIGN §5).
+// The exact sliding-window interval engine (docs/design.md, "Metrics").
 //
 // Pure: no threads, sockets or clocks. Time comes in as parameters: event
 // times are the agents' clocks, `now_ns` is the collector's clock (used only

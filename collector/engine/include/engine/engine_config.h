@@ -11,7 +11,7 @@ namespace stallwatch::collector {
 
 inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
-// Thresholds that turn window metrics into a verdict (DESIGN §5). Checked in
+// Thresholds that turn window metrics into a verdict (docs/design.md). Checked in
 // this order: idle, data-starved, io-bound, host-bound, well-overlapped.
 struct VerdictThresholds {
   double idle_busy_ratio =

@@ -1,6 +1,6 @@
 #pragma once
 
-// Event classes (DESIGN §4) and the configurable (cat, name) -> classes
+// Event classes (docs/design.md, "Event classes") and the configurable (cat, name) -> classes
 // mapping, the collector's counterpart of DFAnalyzer's `conditions` hook.
 
 #include <cstdint>
@@ -42,13 +42,13 @@ struct ClassRule {
 };
 
 // Ordered rules; the first matching rule decides an event's classes. An event
-// classed kFetch is always kAppIo as well (DESIGN §4).
+// classed kFetch is always kAppIo as well.
 class ClassMapping {
  public:
   ClassMapping() = default;
   explicit ClassMapping(std::vector<ClassRule> rules) : rules_(std::move(rules)) {}
 
-  // DESIGN §4 defaults (pydftracer / dftracer categories).
+  // The defaults (pydftracer / dftracer categories; docs/design.md, "Event classes").
   static ClassMapping defaults();
 
   ClassMask classify(std::string_view cat, std::string_view name, bool main_thread) const;

@@ -27,7 +27,7 @@ enum class Verdict : std::uint8_t {
   kHostBound = 3,
   kWellOverlapped = 4,
 };
-// Effective source of DEVICE_BUSY for a rank (DESIGN §5 device_source).
+// Effective source of DEVICE_BUSY for a rank (`device_source` in the API).
 enum class DeviceSignal : std::uint8_t {
   kComputeProxy = 0,
   kCupti = 1,
@@ -42,7 +42,8 @@ std::string_view to_string(Verdict v);
 // "compute-proxy", "cupti", "cuda-events", "nvml"
 std::string_view to_string(DeviceSignal d);
 
-// All DESIGN §5 metrics for one window of one rank (or a job aggregate).
+// Every window metric (docs/design.md, "Metrics") for one window of one rank (or a job
+// aggregate).
 struct WindowMetrics {
   std::int64_t window_ns = 0;  // configured length; 0 = total since start
   std::int64_t start_ns = 0;   // window actually covered, clipped to the rank's lifetime

@@ -1,6 +1,6 @@
 #pragma once
 
-// ZeroMQ ipc endpoints of the ingest socket: the default path (DESIGN §6) and
+// ZeroMQ ipc endpoints of the ingest socket: the default path and
 // the filesystem preparation before binding one.
 
 #include <optional>

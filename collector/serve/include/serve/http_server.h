@@ -10,7 +10,7 @@
 
 namespace stallwatch::collector {
 
-// The daemon's HTTP and WebSocket server (DESIGN §6, docs/api.md): the JSON
+// The daemon's HTTP and WebSocket server (docs/api.md): the JSON
 // API, `/metrics`, the dashboard's static files and `/api/v1/stream`.
 //
 // Threads: start(), stop() and the destructor are called by the owner;

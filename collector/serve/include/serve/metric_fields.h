@@ -8,7 +8,7 @@
 
 namespace stallwatch::collector {
 
-// One numeric field of WindowMetrics (DESIGN §5), in the order the API lists
+// One numeric field of WindowMetrics (docs/design.md, "Metrics"), in the order the API lists
 // them. The JSON writer and the Prometheus exporter both walk this table, so
 // a metric added to the engine is added here once.
 struct MetricField {

@@ -12,7 +12,7 @@ inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4
 // Renders `GET /metrics` in the Prometheus text format 0.0.4: every family
 // with HELP and TYPE, base units, label values escaped. Families:
 // - per rank x window gauges `stallwatch_<metric>{job_id,rank,window}` for
-//   every numeric metric of DESIGN §5 (NaN when undefined), and
+//   every numeric window metric (NaN when undefined), and
 //   `stallwatch_verdict{...,verdict}` as 0/1;
 // - per rank `stallwatch_rank_state{job_id,rank,state}` (0/1),
 //   `stallwatch_rank_info{job_id,rank,device_source}`, epoch and step, and
