@@ -30,10 +30,10 @@ struct WireEvent {
 static_assert(sizeof(WireEvent) == 40);
 
 // The events of a frame that BatchDecoder::decode_header() accepted, read in
-// place, for a caller that walks them itself instead of taking decode()'s
-// copy of every one (stallwatchd's receive thread: its BatchPreparer keeps
-// only what the engine needs, see engine/batch_preparer.h). The caller checks
-// every event with bad() and reports the result to BatchDecoder::finish().
+// place: BatchDecoder's own walks over them (decode()'s copy of every event,
+// prepare_events()' one pass that keeps only what the engine needs) check
+// every event with bad() and report the result to BatchDecoder::finish().
+// Private to ingest: nothing outside it sees the wire layout.
 //
 // Valid until the decoder's next decode or decode_header, and while the frame
 // lives.

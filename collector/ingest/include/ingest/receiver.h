@@ -2,7 +2,7 @@
 
 // The ingest socket of stallwatchd. The simplest wiring, one thread (the
 // daemon splits the same steps over a receive and an apply thread, see
-// app/ingest_loop.h):
+// collector/daemon/src/ingest_loop.h):
 //
 //   Receiver receiver;                                  // ReceiverOptions{} defaults
 //   for (const std::string& endpoint : endpoints) {     // wire::kDefaultTcpEndpoint,
