@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/metric_fields.h"
 #include "serve/json_writer.h"
-#include "serve/metric_fields.h"
 #include "serve/prometheus_text.h"
 #include "serve/snapshot_json.h"
 
@@ -151,7 +151,7 @@ nlohmann::json dom_metrics(const WindowMetrics& m) {
   j["start_ns"] = m.start_ns;
   j["end_ns"] = m.end_ns;
   for (const MetricField& f : metric_fields())
-    j[std::string(f.name)] = f.get(m);
+    j[std::string(f.name())] = f.get(m);
   j["verdict"] = to_string(m.verdict);
   return j;
 }

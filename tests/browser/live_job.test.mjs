@@ -159,7 +159,7 @@ describe('dashboard on a live data-starved job', { concurrency: 1 }, () => {
     assert.equal(api.summary['5s'].verdict, 'data-starved', 'the feeder really starves');
     assert.deepEqual(api.ranks.map((r) => r.device_source), ['cuda-events', 'compute-proxy']);
     const banner = await view.page.locator('[data-proxy="true"]').textContent();
-    assert.match(banner, /no device signal — compute used as proxy\s*for rank 1:/, 'the proxy banner names rank 1 only');
+    assert.match(banner, /no device signal: compute stands in for device busy\s*for rank 1:/, 'the proxy banner names rank 1 only');
     assert.equal(shown.kpis.device_idle_ratio.label, 'Device idle (mixed)');
   });
 

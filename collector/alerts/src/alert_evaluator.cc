@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "annotation_template.h"
-#include "engine/series_metrics.h"
+#include "engine/metric_fields.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -53,7 +53,7 @@ AlertEvaluator::AlertEvaluator(std::vector<AlertRule> rules, std::int64_t resolv
       resolved_retention_ns_(resolved_retention_ns),
       max_resolved_(max_resolved) {
   for (const AlertRule& r : rules_) {
-    metric_index_.push_back(r.has_window() ? detail::series_metric_index(r.metric) : std::nullopt);
+    metric_.push_back(r.has_window() ? catalog::find_metric(r.metric) : std::nullopt);
   }
 }
 
@@ -73,10 +73,10 @@ void AlertEvaluator::evaluate_rule(std::size_t rule_index, const Snapshot& snap,
   std::optional<std::size_t> wi;
   if (rule.has_window()) {
     wi = window_index(snap, rule.window_ns);
-    if (!wi || !metric_index_[rule_index]) return;
+    if (!wi || !metric_[rule_index]) return;
   }
   const auto metric_of = [&](const WindowMetrics& m) {
-    return detail::series_metric_value(m, *metric_index_[rule_index]);
+    return metric_value(m, *metric_[rule_index]);
   };
   for (const JobSnapshot& job : snap.jobs) {
     if (rule.scope == AlertScope::kJob) {

@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "annotation_template.h"
-#include "engine/engine.h"
+#include "catalog/metric_table.h"
+#include "engine/engine_config.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -58,15 +59,13 @@ bool AlertRule::recovered(double value) const {
 }
 
 bool is_alert_metric(std::string_view metric) {
-  if (metric == kSilentSecondsMetric) return true;
-  const auto& names = Engine::series_metric_names();
-  return std::find(names.begin(), names.end(), metric) != names.end();
+  return metric == kSilentSecondsMetric || catalog::find_metric(metric).has_value();
 }
 
 std::string alert_metric_names() {
   std::string out;
-  for (auto m : Engine::series_metric_names())
-    out += std::string(m) + ", ";
+  for (const catalog::MetricInfo& m : catalog::kMetrics)
+    out += std::string(m.name) + ", ";
   return out + std::string(kSilentSecondsMetric);
 }
 

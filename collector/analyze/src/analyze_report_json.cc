@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyze_report.h"
+#include "engine/metric_fields.h"
 
 namespace stallwatch::collector {
 
@@ -105,28 +106,18 @@ json hta(const HtaBreakdown& h) {
 }
 
 json window(const WindowMetrics& w) {
-  return {{"window_seconds", secs(w.window_ns)},
-          {"start_ns", w.start_ns},
-          {"end_ns", w.end_ns},
-          {"wall_seconds", w.wall_seconds},
-          {"compute_seconds", w.compute_seconds},
-          {"app_io_seconds", w.app_io_seconds},
-          {"io_seconds", w.io_seconds},
-          {"fetch_seconds", w.fetch_seconds},
-          {"comm_seconds", w.comm_seconds},
-          {"unoverlapped_app_io_seconds", w.unoverlapped_app_io_seconds},
-          {"unoverlapped_io_seconds", w.unoverlapped_io_seconds},
-          {"unoverlapped_compute_seconds", w.unoverlapped_compute_seconds},
-          {"device_busy_seconds", w.device_busy_seconds},
-          {"data_stall_seconds", w.data_stall_seconds},
-          {"overlap_ratio", w.overlap_ratio},
-          {"device_idle_ratio", w.device_idle_ratio},
-          {"data_stall_ratio", w.data_stall_ratio},
-          {"steps", w.steps},
-          {"step_seconds_p50", w.step_seconds_p50},
-          {"step_seconds_p95", w.step_seconds_p95},
-          {"steps_per_second", w.steps_per_second},
-          {"verdict", std::string(to_string(w.verdict))}};
+  json out = {{"window_seconds", secs(w.window_ns)},
+              {"start_ns", w.start_ns},
+              {"end_ns", w.end_ns},
+              {"verdict", std::string(to_string(w.verdict))}};
+  for (const MetricField& f : metric_fields()) {
+    if (f.is_count()) {
+      out[std::string(f.name())] = w.*f.count;
+    } else {
+      out[std::string(f.name())] = w.*f.value;
+    }
+  }
+  return out;
 }
 
 json engine(const Snapshot& snap) {

@@ -3,6 +3,14 @@
 // Exact arithmetic on unions of half-open time intervals [start, end), in ns.
 // A "normalized" list is sorted by start, with no two intervals overlapping or
 // touching.
+//
+// Deliberately independent of the engine's union (engine/span_union.h) and
+// its coverage maps: `stallwatch analyze` prints DFAnalyzer's and HTA's
+// figures, computed here, beside the engine's view of the same trace, and the
+// two only check each other if they share no code. The implementations
+// differ on purpose too (sort-and-merge of whole lists here, incremental
+// insertion with a hint there). tests/unit/analyze/interval_union_test.cc
+// compares them on random interval sets.
 
 #include <cstdint>
 #include <span>

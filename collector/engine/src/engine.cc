@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "catalog/metric_table.h"
 #include "class_cache.h"
 #include "engine/series_metrics.h"
 #include "job_aggregate.h"
@@ -250,7 +251,13 @@ std::optional<Series> Engine::series(std::string_view job, std::string_view metr
 }
 
 const std::vector<std::string_view>& Engine::series_metric_names() {
-  return detail::series_metric_list();
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const catalog::MetricInfo& m : catalog::kMetrics)
+      out.push_back(m.name);
+    return out;
+  }();
+  return names;
 }
 
 }  // namespace stallwatch::collector

@@ -4,34 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/metric_fields.h"
 #include "window_metrics.h"
 
 namespace stallwatch::collector::detail {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-constexpr double WindowMetrics::*kFields[] = {
-    &WindowMetrics::wall_seconds,
-    &WindowMetrics::compute_seconds,
-    &WindowMetrics::app_io_seconds,
-    &WindowMetrics::io_seconds,
-    &WindowMetrics::fetch_seconds,
-    &WindowMetrics::comm_seconds,
-    &WindowMetrics::unoverlapped_app_io_seconds,
-    &WindowMetrics::unoverlapped_io_seconds,
-    &WindowMetrics::unoverlapped_compute_seconds,
-    &WindowMetrics::unoverlapped_all_io_seconds,
-    &WindowMetrics::device_busy_seconds,
-    &WindowMetrics::data_stall_seconds,
-    &WindowMetrics::overlap_ratio,
-    &WindowMetrics::device_idle_ratio,
-    &WindowMetrics::data_stall_ratio,
-    &WindowMetrics::step_seconds_p50,
-    &WindowMetrics::step_seconds_p95,
-    &WindowMetrics::steps_per_second,
-    &WindowMetrics::samples_per_second,
-};
 
 }  // namespace
 
@@ -47,8 +26,9 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
   }
   out.mean.window_ns = out.max.window_ns = out.window_ns;
   if (rows.empty()) {
-    for (auto field : kFields)
-      out.mean.*field = out.max.*field = kNaN;
+    for (const MetricField& f : metric_fields()) {
+      if (!f.is_count()) out.mean.*f.value = out.max.*f.value = kNaN;
+    }
     out.mean.wall_seconds = out.max.wall_seconds = 0;
   } else {
     out.mean.start_ns = out.max.start_ns = rows.front()->start_ns;
@@ -64,7 +44,9 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
     out.mean.steps = static_cast<std::uint64_t>(
         std::llround(static_cast<double>(steps_sum) / static_cast<double>(rows.size())));
     out.max.steps = steps_max;
-    for (auto field : kFields) {
+    for (const MetricField& f : metric_fields()) {
+      if (f.is_count()) continue;  // steps: above
+      const auto field = f.value;
       double sum = 0;
       double max = kNaN;
       std::size_t n = 0;

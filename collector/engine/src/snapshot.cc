@@ -5,45 +5,15 @@
 namespace stallwatch::collector {
 
 std::string_view to_string(RankState s) {
-  switch (s) {
-    case RankState::kActive:
-      return "active";
-    case RankState::kSilent:
-      return "silent";
-    case RankState::kFinished:
-      return "finished";
-  }
-  return "active";
+  return catalog::term(s).name;
 }
 
 std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kIdle:
-      return "idle";
-    case Verdict::kDataStarved:
-      return "data-starved";
-    case Verdict::kIoBound:
-      return "io-bound";
-    case Verdict::kHostBound:
-      return "host-bound";
-    case Verdict::kWellOverlapped:
-      return "well-overlapped";
-  }
-  return "idle";
+  return catalog::term(v).name;
 }
 
 std::string_view to_string(DeviceSignal d) {
-  switch (d) {
-    case DeviceSignal::kComputeProxy:
-      return "compute-proxy";
-    case DeviceSignal::kCupti:
-      return "cupti";
-    case DeviceSignal::kCudaEvents:
-      return "cuda-events";
-    case DeviceSignal::kNvml:
-      return "nvml";
-  }
-  return "compute-proxy";
+  return catalog::term(d).name;
 }
 
 std::string_view to_string(GpuCounter c) {

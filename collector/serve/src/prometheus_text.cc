@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "serve/metric_fields.h"
+#include "engine/metric_fields.h"
 #include "serve/snapshot_json.h"
 #include "text_escape.h"
 
@@ -134,8 +134,8 @@ void write_gpu_families(Exposition& e, const std::vector<RankLabels>& ranks) {
 void write_rank_families(Exposition& e, const std::vector<RankLabels>& ranks) {
   std::string name;
   for (const MetricField& field : metric_fields()) {
-    name.assign("stallwatch_").append(field.name);
-    e.family(name, "gauge", field.help);
+    name.assign("stallwatch_").append(field.name());
+    e.family(name, "gauge", field.help());
     for (const RankLabels& r : ranks) {
       for (std::size_t i = 0; i < r.windows.size(); ++i) {
         e.sample(name, r.windows[i], field.get(r.rank->windows[i]));

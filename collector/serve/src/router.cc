@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "api_json.h"
+#include "catalog/metric_table.h"
 #include "serve/prometheus_text.h"
 #include "serve/snapshot_json.h"
 #include "url.h"
@@ -179,8 +180,7 @@ HttpResponse Router::series(std::string_view job_segment, std::string_view query
 
   const std::string* metric = find_param(*params, "metric");
   if (metric == nullptr) return error(400, "query parameter 'metric' is required");
-  const auto& metrics = Engine::series_metric_names();
-  if (std::find(metrics.begin(), metrics.end(), *metric) == metrics.end()) {
+  if (!catalog::find_metric(*metric)) {
     return error(400, "query parameter 'metric': unknown metric " + quoted(*metric));
   }
 

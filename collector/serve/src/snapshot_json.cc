@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/metric_fields.h"
 #include "gpu_counters_json.h"
-#include "serve/metric_fields.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -97,7 +97,7 @@ void SnapshotJson::write_metrics(JsonWriter& w, const WindowMetrics& m) const {
   w.key("start_ns").integer(m.start_ns);
   w.key("end_ns").integer(m.end_ns);
   for (const MetricField& field : metric_fields()) {
-    w.key(field.name);
+    w.key(field.name());
     if (field.is_count()) {
       w.integer(static_cast<std::uint64_t>(field.get(m)));
     } else {

@@ -5,37 +5,31 @@
 // API; a JSON null (an undefined ratio, a window with no data) is an empty
 // optional, never NaN. Only the fields the TUI shows are kept.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "catalog/metric_table.h"
+
 namespace stallwatch::tui {
 
-// One `Metrics` object: the metrics of one window.
+// One `Metrics` object: a value for each metric of the catalog's table
+// (catalog/metric_table.h), indexed by its id.
 struct Metrics {
   std::string window;
-  std::optional<double> wall_seconds;
-  std::optional<double> compute_seconds;
-  std::optional<double> app_io_seconds;
-  std::optional<double> io_seconds;
-  std::optional<double> fetch_seconds;
-  std::optional<double> comm_seconds;
-  std::optional<double> unoverlapped_app_io_seconds;
-  std::optional<double> unoverlapped_io_seconds;
-  std::optional<double> device_busy_seconds;
-  std::optional<double> data_stall_seconds;
-  std::optional<double> overlap_ratio;
-  std::optional<double> device_idle_ratio;
-  std::optional<double> data_stall_ratio;
-  std::optional<double> step_seconds_p50;
-  std::optional<double> step_seconds_p95;
-  std::optional<double> steps_per_second;
-  std::optional<double> samples_per_second;
-  std::uint64_t steps = 0;
+  std::array<std::optional<double>, catalog::kMetricCount> values;
   std::int64_t end_ns = 0;
   std::string verdict;
+
+  std::optional<double> get(catalog::Metric id) const { return values[catalog::index_of(id)]; }
+  std::optional<double>& operator[](catalog::Metric id) { return values[catalog::index_of(id)]; }
+  // A count (`steps`): 0 when the daemon sent none.
+  std::uint64_t count(catalog::Metric id) const {
+    return static_cast<std::uint64_t>(get(id).value_or(0));
+  }
 };
 
 struct Counters {

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "catalog/metric_table.h"
+#include "catalog/vocabulary.h"
 
 namespace stallwatch::tui {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json* field(const Json& object, const char* key) {
+const Json* field(const Json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;
   const auto it = object.find(key);
   return it == object.end() ? nullptr : &*it;
@@ -19,7 +23,7 @@ std::string text(const Json& object, const char* key) {
   return f != nullptr && f->is_string() ? f->get<std::string>() : std::string();
 }
 
-std::optional<double> number(const Json& object, const char* key) {
+std::optional<double> number(const Json& object, std::string_view key) {
   const Json* f = field(object, key);
   if (f == nullptr || !f->is_number()) return std::nullopt;
   return f->get<double>();
@@ -33,7 +37,7 @@ std::int64_t int64(const Json& object, const char* key, std::int64_t fallback = 
   return fallback;
 }
 
-std::uint64_t uint64(const Json& object, const char* key) {
+std::uint64_t uint64(const Json& object, std::string_view key) {
   const Json* f = field(object, key);
   if (f == nullptr) return 0;
   if (f->is_number_unsigned()) return f->get<std::uint64_t>();
@@ -65,24 +69,15 @@ std::vector<std::string> strings(const Json& object, const char* key) {
 Metrics metrics(const Json& o) {
   Metrics m;
   m.window = text(o, "window");
-  m.wall_seconds = number(o, "wall_seconds");
-  m.compute_seconds = number(o, "compute_seconds");
-  m.app_io_seconds = number(o, "app_io_seconds");
-  m.io_seconds = number(o, "io_seconds");
-  m.fetch_seconds = number(o, "fetch_seconds");
-  m.comm_seconds = number(o, "comm_seconds");
-  m.unoverlapped_app_io_seconds = number(o, "unoverlapped_app_io_seconds");
-  m.unoverlapped_io_seconds = number(o, "unoverlapped_io_seconds");
-  m.device_busy_seconds = number(o, "device_busy_seconds");
-  m.data_stall_seconds = number(o, "data_stall_seconds");
-  m.overlap_ratio = number(o, "overlap_ratio");
-  m.device_idle_ratio = number(o, "device_idle_ratio");
-  m.data_stall_ratio = number(o, "data_stall_ratio");
-  m.step_seconds_p50 = number(o, "step_seconds_p50");
-  m.step_seconds_p95 = number(o, "step_seconds_p95");
-  m.steps_per_second = number(o, "steps_per_second");
-  m.samples_per_second = number(o, "samples_per_second");
-  m.steps = uint64(o, "steps");
+  for (const catalog::MetricInfo& info : catalog::kMetrics) {
+    if (info.kind == catalog::MetricKind::kCount) {
+      const Json* f = field(o, info.name);
+      if (f != nullptr && f->is_number_integer())
+        m[info.id] = static_cast<double>(uint64(o, info.name));
+    } else {
+      m[info.id] = number(o, info.name);
+    }
+  }
   m.end_ns = int64(o, "end_ns");
   m.verdict = text(o, "verdict");
   return m;
@@ -180,7 +175,7 @@ RankRow rank_row(const Json& o) {
 // The job-level device source of a detail body, which does not carry one:
 // the ranks' source when they agree, else "mixed" (as in JobSummary).
 std::string job_device_source(const std::vector<RankRow>& ranks) {
-  if (ranks.empty()) return "compute-proxy";
+  if (ranks.empty()) return std::string(catalog::term(catalog::DeviceSignal::kComputeProxy).name);
   for (const RankRow& r : ranks) {
     if (r.device_source != ranks.front().device_source) return "mixed";
   }

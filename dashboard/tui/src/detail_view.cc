@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <climits>
-#include <functional>
 #include <string_view>
 
+#include "catalog/metric_table.h"
 #include "format.h"
 #include "gpu_text.h"
 #include "table_layout.h"
@@ -21,33 +21,44 @@ constexpr std::size_t kMaxProcessLines = 4;
 constexpr int kMetricsReserve = 8;
 constexpr const char* kDeviceIdleLabel = "device idle";
 
+// A line of the metrics table: a metric of the catalog, formatted by its kind.
 struct MetricRow {
   const char* label;
-  std::function<std::string(const Metrics&)> value;
+  catalog::Metric metric;
 };
 
-const std::vector<MetricRow>& metric_rows() {
-  static const std::vector<MetricRow> kRows{
-      {kDeviceIdleLabel, [](const Metrics& m) { return format_percent(m.device_idle_ratio); }},
-      {"data stall", [](const Metrics& m) { return format_percent(m.data_stall_ratio); }},
-      {"data stall time", [](const Metrics& m) { return format_seconds(m.data_stall_seconds); }},
-      {"fetch", [](const Metrics& m) { return format_seconds(m.fetch_seconds); }},
-      {"compute", [](const Metrics& m) { return format_seconds(m.compute_seconds); }},
-      {"device busy", [](const Metrics& m) { return format_seconds(m.device_busy_seconds); }},
-      {"app I/O", [](const Metrics& m) { return format_seconds(m.app_io_seconds); }},
-      {"unoverl. app I/O",
-       [](const Metrics& m) { return format_seconds(m.unoverlapped_app_io_seconds); }},
-      {"POSIX I/O", [](const Metrics& m) { return format_seconds(m.io_seconds); }},
-      {"unoverl. I/O", [](const Metrics& m) { return format_seconds(m.unoverlapped_io_seconds); }},
-      {"overlap", [](const Metrics& m) { return format_percent(m.overlap_ratio); }},
-      {"steps", [](const Metrics& m) { return format_count(m.steps); }},
-      {"step time p50", [](const Metrics& m) { return format_seconds(m.step_seconds_p50); }},
-      {"step time p95", [](const Metrics& m) { return format_seconds(m.step_seconds_p95); }},
-      {"steps/s", [](const Metrics& m) { return format_rate(m.steps_per_second); }},
-      {"samples/s", [](const Metrics& m) { return format_rate(m.samples_per_second); }},
-      {"wall", [](const Metrics& m) { return format_seconds(m.wall_seconds); }},
-  };
-  return kRows;
+constexpr MetricRow kMetricRows[] = {
+    {kDeviceIdleLabel, catalog::Metric::kDeviceIdleRatio},
+    {"data stall", catalog::Metric::kDataStallRatio},
+    {"data stall time", catalog::Metric::kDataStallSeconds},
+    {"fetch", catalog::Metric::kFetchSeconds},
+    {"compute", catalog::Metric::kComputeSeconds},
+    {"device busy", catalog::Metric::kDeviceBusySeconds},
+    {"app I/O", catalog::Metric::kAppIoSeconds},
+    {"unoverl. app I/O", catalog::Metric::kUnoverlappedAppIoSeconds},
+    {"POSIX I/O", catalog::Metric::kIoSeconds},
+    {"unoverl. I/O", catalog::Metric::kUnoverlappedIoSeconds},
+    {"overlap", catalog::Metric::kOverlapRatio},
+    {"steps", catalog::Metric::kSteps},
+    {"step time p50", catalog::Metric::kStepSecondsP50},
+    {"step time p95", catalog::Metric::kStepSecondsP95},
+    {"steps/s", catalog::Metric::kStepsPerSecond},
+    {"samples/s", catalog::Metric::kSamplesPerSecond},
+    {"wall", catalog::Metric::kWallSeconds},
+};
+
+std::string format_metric(const Metrics& m, catalog::Metric id) {
+  switch (catalog::info(id).kind) {
+    case catalog::MetricKind::kSeconds:
+      return format_seconds(m.get(id));
+    case catalog::MetricKind::kRatio:
+      return format_percent(m.get(id));
+    case catalog::MetricKind::kCount:
+      return format_count(m.count(id));
+    case catalog::MetricKind::kRate:
+      return format_rate(m.get(id));
+  }
+  return std::string(kDash);
 }
 
 const RankRow* selected_rank(const TopState& s, const TopModel& m) {
@@ -66,8 +77,7 @@ void identity_lines(Canvas& c, const RankRow& r, const std::string& job,
   head.add(r.state, state_style(r.state));
   head.add(" · verdict ");
   head.add(r.verdict, verdict_style(r.verdict));
-  head.add(" · device " + sanitize(r.device_source),
-           r.device_source == kComputeProxy ? Style::kWarn : Style::kNormal);
+  head.add(" · device " + sanitize(r.device_source), source_style(r.device_source));
   if (r.epoch >= 0) head.add(" · epoch " + std::to_string(r.epoch));
   if (r.step >= 0) head.add(" · step " + format_count(static_cast<std::uint64_t>(r.step)));
 
@@ -75,9 +85,10 @@ void identity_lines(Canvas& c, const RankRow& r, const std::string& job,
     Line& nvml = c.add_line();
     nvml.add("  " + nvml_util_text(r, window), Style::kBold);
     const Metrics* m = r.window(window);
-    nvml.add(" · device idle " +
-             format_percent(m != nullptr ? m->device_idle_ratio : std::nullopt) + " (exact, " +
-             sanitize(r.device_source) + ")");
+    nvml.add(
+        " · device idle " +
+        format_percent(m != nullptr ? m->get(catalog::Metric::kDeviceIdleRatio) : std::nullopt) +
+        " (exact, " + sanitize(r.device_source) + ")");
     for (const GpuCounters& g : r.gpu_counters)
       c.add_line().add("    " + gpu_device_line(g, window), Style::kDim);
     c.add_line().add("    " + std::string(kNvmlNote), Style::kDim);
@@ -115,12 +126,13 @@ void metrics_table(Canvas& c, const TopState& s, const TopModel& m, const RankRo
   }
   const auto widths = fit_columns(columns, c.width - 2);
   c.lines.push_back(header_line(columns, widths, 2));
-  for (const MetricRow& row : metric_rows()) {
+  for (const MetricRow& row : kMetricRows) {
     std::vector<Cell> cells{{row.label, Style::kDim}};
     for (const std::string& w : m.windows) {
       const Metrics* metrics = r.window(w);
-      cells.push_back({metrics != nullptr ? row.value(*metrics) : std::string(kDash),
-                       w == s.window ? Style::kBold : Style::kNormal});
+      cells.push_back(
+          {metrics != nullptr ? format_metric(*metrics, row.metric) : std::string(kDash),
+           w == s.window ? Style::kBold : Style::kNormal});
     }
     c.lines.push_back(row_line(columns, widths, cells, "", 2));
     // NVML's cross-check goes right under the exact device idle figure.

@@ -44,8 +44,8 @@ void compose_help_body(Canvas& c, const TopModel& model) {
   c.add_blank();
 
   heading(c, "VERDICTS");
-  for (const char* v : {"data-starved", "io-bound", "host-bound", "well-overlapped", "idle"}) {
-    entry(c, v, std::string(verdict_meaning(v)), verdict_style(v));
+  for (const auto& v : catalog::kVerdicts) {
+    entry(c, std::string(v.name), std::string(v.meaning), verdict_style(v.name));
   }
   c.add_blank();
 

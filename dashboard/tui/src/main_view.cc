@@ -15,20 +15,19 @@ constexpr int kIndent = 2;
 constexpr int kBarWidth = 10;
 constexpr std::size_t kSparkColumn = 10;  // index of the sparkline in rank_columns()
 
-using Field = std::optional<double> Metrics::*;
+using catalog::Metric;
 
-std::optional<double> get(const Metrics* m, Field f) {
-  return m != nullptr ? m->*f : std::nullopt;
+std::optional<double> get(const Metrics* m, Metric id) {
+  return m != nullptr ? m->get(id) : std::nullopt;
 }
 
 Cell overlap_cell(const Metrics* m) {
-  const auto ratio = get(m, &Metrics::overlap_ratio);
+  const auto ratio = get(m, Metric::kOverlapRatio);
   return {ratio_bar(ratio, kBarWidth) + " " + fit(format_percent(ratio, 0), 4, Align::kRight)};
 }
 
 Cell device_cell(const std::string& source) {
-  return {sanitize(source.empty() ? std::string(kDash) : source),
-          source == kComputeProxy ? Style::kWarn : Style::kNormal};
+  return {sanitize(source.empty() ? std::string(kDash) : source), source_style(source)};
 }
 
 Cell loss_cell(std::uint64_t dropped, std::uint64_t lost) {
@@ -57,11 +56,11 @@ std::vector<Cell> job_cells(const JobSummary& j, const std::string& window) {
       {j.state, state_style(j.state)},
       {std::to_string(j.ranks)},
       {verdict, verdict_style(verdict)},
-      {format_percent(get(m, &Metrics::device_idle_ratio))},
-      {format_percent(get(m, &Metrics::data_stall_ratio)),
+      {format_percent(get(m, Metric::kDeviceIdleRatio))},
+      {format_percent(get(m, Metric::kDataStallRatio)),
        verdict == "data-starved" ? Style::kBad : Style::kNormal},
-      {format_percent(get(m, &Metrics::overlap_ratio))},
-      {format_rate(get(m, &Metrics::steps_per_second))},
+      {format_percent(get(m, Metric::kOverlapRatio))},
+      {format_rate(get(m, Metric::kStepsPerSecond))},
       device_cell(j.device_source),
       loss_cell(j.counters.agent_dropped, j.counters.lost_batches),
   };
@@ -76,12 +75,12 @@ std::vector<Cell> rank_cells(const RankRow& r, const TopModel& model, const std:
       {std::to_string(r.rank)},
       {r.state, state_style(r.state)},
       {verdict, verdict_style(verdict)},
-      {format_percent(get(m, &Metrics::device_idle_ratio))},
-      {format_percent(get(m, &Metrics::data_stall_ratio)),
+      {format_percent(get(m, Metric::kDeviceIdleRatio))},
+      {format_percent(get(m, Metric::kDataStallRatio)),
        verdict == "data-starved" ? Style::kBad : Style::kNormal},
-      {format_seconds(get(m, &Metrics::unoverlapped_app_io_seconds))},
+      {format_seconds(get(m, Metric::kUnoverlappedAppIoSeconds))},
       overlap_cell(m),
-      {format_rate(get(m, &Metrics::steps_per_second))},
+      {format_rate(get(m, Metric::kStepsPerSecond))},
       device_cell(r.device_source),
       loss_cell(r.counters.agent_dropped, r.counters.lost_batches),
       {sparkline(history, spark_width), verdict_style(verdict)},

@@ -1,11 +1,15 @@
 #include "sort_order.h"
 
 #include <algorithm>
-#include <array>
 #include <optional>
+
+#include "catalog/metric_table.h"
+#include "catalog/vocabulary.h"
 
 namespace stallwatch::tui {
 namespace {
+
+using catalog::Metric;
 
 // The value a rank is sorted by; smaller sorts first. nullopt sorts last.
 std::optional<double> sort_value(const RankRow& r, SortKey key, const std::string& window) {
@@ -14,14 +18,14 @@ std::optional<double> sort_value(const RankRow& r, SortKey key, const std::strin
     case SortKey::kRank:
       return r.rank;
     case SortKey::kDataStall:
-      if (m == nullptr || !m->data_stall_ratio) return std::nullopt;
-      return -*m->data_stall_ratio;
+      if (m == nullptr || !m->get(Metric::kDataStallRatio)) return std::nullopt;
+      return -*m->get(Metric::kDataStallRatio);
     case SortKey::kDeviceIdle:
-      if (m == nullptr || !m->device_idle_ratio) return std::nullopt;
-      return -*m->device_idle_ratio;
+      if (m == nullptr || !m->get(Metric::kDeviceIdleRatio)) return std::nullopt;
+      return -*m->get(Metric::kDeviceIdleRatio);
     case SortKey::kSteps:
-      if (m == nullptr || !m->steps_per_second) return std::nullopt;
-      return *m->steps_per_second;
+      if (m == nullptr) return std::nullopt;
+      return m->get(Metric::kStepsPerSecond);
     case SortKey::kVerdict:
       return verdict_rank(m != nullptr && !m->verdict.empty() ? m->verdict : r.verdict);
   }
@@ -63,10 +67,10 @@ SortKey next_sort(SortKey key) {
 }
 
 int verdict_rank(std::string_view verdict) {
-  static constexpr std::array<std::string_view, 5> kOrder{"data-starved", "io-bound", "host-bound",
-                                                          "well-overlapped", "idle"};
-  const auto it = std::find(kOrder.begin(), kOrder.end(), verdict);
-  return static_cast<int>(it - kOrder.begin());
+  const auto* term = catalog::find_term(catalog::kVerdicts, verdict);
+  return static_cast<int>(term == nullptr
+                              ? catalog::kVerdicts.size()
+                              : static_cast<std::size_t>(term - catalog::kVerdicts.data()));
 }
 
 std::vector<const RankRow*> sorted_ranks(const std::vector<RankRow>& ranks, SortKey key,

@@ -24,7 +24,8 @@ enum class SortKey : std::uint8_t {
 std::string_view sort_label(SortKey key);  // "rank", "data stall ↓", ...
 SortKey next_sort(SortKey key);
 
-// 0 for the most urgent verdict (data-starved) up to 4 for idle; 5 unknown.
+// The verdict's place in catalog::kVerdicts (problems first): 0 for
+// data-starved up to 4 for idle; 5 unknown.
 int verdict_rank(std::string_view verdict);
 
 // `ranks` in `key` order, judged on the metrics of `window`.

@@ -4,6 +4,7 @@
 
 #include "format.h"
 #include "text_width.h"
+#include "verdict_style.h"
 
 namespace stallwatch::tui {
 namespace {
@@ -35,11 +36,13 @@ std::string job_line(const JobSummary& j, const std::string& window, int name_wi
                      fit(plural(j.ranks, "rank", "ranks"), 9) + "  " +
                      fit(verdict.empty() ? "—" : verdict, 15);
   if (m != nullptr) {
-    line += "  device idle " + format_percent(m->device_idle_ratio) + " · data stall " +
-            format_percent(m->data_stall_ratio) + " · overlap " + format_percent(m->overlap_ratio) +
-            " · " + format_rate(m->steps_per_second) + " steps/s";
+    using catalog::Metric;
+    line += "  device idle " + format_percent(m->get(Metric::kDeviceIdleRatio)) + " · data stall " +
+            format_percent(m->get(Metric::kDataStallRatio)) + " · overlap " +
+            format_percent(m->get(Metric::kOverlapRatio)) + " · " +
+            format_rate(m->get(Metric::kStepsPerSecond)) + " steps/s";
   }
-  if (j.device_source == "compute-proxy") line += " · compute proxy";
+  if (j.device_source == kComputeProxy) line += " · " + std::string(kComputeProxyLabel);
   if (j.counters.agent_dropped + j.counters.lost_batches > 0) {
     line += " · dropped " + format_count(j.counters.agent_dropped) + ", lost batches " +
             format_count(j.counters.lost_batches);

@@ -206,7 +206,7 @@ void TopApp::observe_history() {
     return;
   for (const RankRow& r : model_.detail->ranks) {
     if (const Metrics* m = r.window(model_.spark_window)) {
-      model_.history.observe(r.rank, m->end_ns, m->data_stall_ratio);
+      model_.history.observe(r.rank, m->end_ns, m->get(catalog::Metric::kDataStallRatio));
     }
   }
 }

@@ -34,7 +34,7 @@ struct TopModel {
   std::vector<Alert> alerts;
 
   // Sparklines: metric `spark_metric` over `spark_window` (the shortest window).
-  std::string spark_metric = "data_stall_ratio";
+  std::string spark_metric{catalog::info(catalog::Metric::kDataStallRatio).name};
   std::string spark_window;
   SparkHistory history;
 

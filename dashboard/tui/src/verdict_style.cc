@@ -1,35 +1,45 @@
 #include "verdict_style.h"
 
 namespace stallwatch::tui {
+namespace {
+
+// `ok`: green for a verdict, plain text where most rows are fine (states,
+// device sources).
+Style tone_style(catalog::Tone tone, Style ok) {
+  switch (tone) {
+    case catalog::Tone::kBad:
+      return Style::kBad;
+    case catalog::Tone::kWarn:
+      return Style::kWarn;
+    case catalog::Tone::kOk:
+      return ok;
+    case catalog::Tone::kDim:
+      return Style::kDim;
+  }
+  return Style::kNormal;
+}
+
+}  // namespace
 
 Style verdict_style(std::string_view verdict) {
-  if (verdict == "data-starved") return Style::kBad;
-  if (verdict == "io-bound" || verdict == "host-bound") return Style::kWarn;
-  if (verdict == "well-overlapped") return Style::kGood;
-  return Style::kDim;
+  const auto* term = catalog::find_term(catalog::kVerdicts, verdict);
+  return term != nullptr ? tone_style(term->tone, Style::kGood) : Style::kDim;
 }
 
 Style state_style(std::string_view state) {
-  if (state == "silent") return Style::kWarn;
-  if (state == "finished") return Style::kDim;
-  return Style::kNormal;
+  const auto* term = catalog::find_term(catalog::kRankStates, state);
+  return term != nullptr ? tone_style(term->tone, Style::kNormal) : Style::kNormal;
+}
+
+Style source_style(std::string_view source) {
+  const auto* term = catalog::find_term(catalog::kDeviceSignals, source);
+  return term != nullptr ? tone_style(term->tone, Style::kNormal) : Style::kNormal;
 }
 
 Style alert_style(std::string_view state) {
   if (state == "firing") return Style::kBad;
   if (state == "pending") return Style::kWarn;
   return Style::kDim;
-}
-
-std::string_view verdict_meaning(std::string_view verdict) {
-  if (verdict == "data-starved")
-    return "the device idles while the training loop waits for the next batch";
-  if (verdict == "io-bound") return "application I/O is not hidden behind compute";
-  if (verdict == "host-bound")
-    return "the device is idle but not waiting for data: host-side work is the limit";
-  if (verdict == "well-overlapped") return "data loading overlaps compute; the device is kept busy";
-  if (verdict == "idle") return "no training activity in this window";
-  return "";
 }
 
 }  // namespace stallwatch::tui

@@ -1,8 +1,10 @@
 // Development only: serves the page from this folder and a simulated API
 // (mock_model.js) shaped like docs/api.md, including the /api/v1/stream
 // WebSocket, so the page can be developed without stallwatchd. The browser
-// tests run against the real daemon, never this.
-//   node dev/mock_server.js [--port 8788] [--empty]
+// tests run against the real daemon, never this. /js/vocabulary.js is the
+// module the build writes from the catalog (dashboard/web/CMakeLists.txt):
+// build it first (cmake --build --preset default --target stallwatch_web_assets).
+//   node dev/mock_server.js [--port 8788] [--empty] [--vocabulary <build>/dashboard/web/js/vocabulary.js]
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -14,6 +16,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const port = Number(args[args.indexOf('--port') + 1]) || 8788;
 const model = new MockModel({ empty: args.includes('--empty') });
+const vocabulary = args.includes('--vocabulary')
+  ? args[args.indexOf('--vocabulary') + 1]
+  : join(root, '../../build/default/dashboard/web/js/vocabulary.js');
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 
 function json(res, status, body) {
@@ -25,13 +30,15 @@ async function serveFile(res, path) {
   let file;
   if (path === '/' || path === '/index.html') file = join(root, 'index.html');
   else if (path.startsWith('/vendor/')) file = join(root, 'node_modules/uplot/dist', path.slice('/vendor/'.length));
+  else if (path === '/js/vocabulary.js') file = vocabulary;
   else file = join(root, normalize(path).replace(/^(\.\.[/\\])+/, ''));
   try {
     const body = await readFile(file);
     res.writeHead(200, { 'Content-Type': types[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
     res.end(body);
   } catch {
-    json(res, 404, { error: `no such page asset: ${path}`, status: 404 });
+    const hint = file === vocabulary ? ` (${vocabulary} is written by the build: cmake --build --preset default --target stallwatch_web_assets, or pass --vocabulary FILE)` : '';
+    json(res, 404, { error: `no such page asset: ${path}${hint}`, status: 404 });
   }
 }
 

@@ -1,52 +1,41 @@
-// What each verdict, state and device source means to a user, and the colour
-// class it gets. Red/amber only for verdicts that are problems.
+// What each verdict, state and device source is called and means to a user,
+// and the colour class it gets. The words and tones are the catalog's
+// (collector/catalog), served as the generated /js/vocabulary.js: the
+// terminal dashboard shows the same. Red/amber only for verdicts that are
+// problems.
 import { h } from './dom.js';
-import { pct, seconds } from './format.js';
+import { kDeviceSources, kRankStates, kVerdicts } from './vocabulary.js';
+import { asSentence, verdictSentence as sentenceWithNumbers } from './verdict_sentence.js';
 
-const kVerdicts = {
-  'data-starved': { tone: 'bad', label: 'data-starved', help: 'The device idles while the training loop waits for the next batch.' },
-  'io-bound': { tone: 'warn', label: 'I/O-bound', help: 'Application I/O is not hidden behind compute.' },
-  'host-bound': { tone: 'warn', label: 'host-bound', help: 'The device is idle but not waiting for data: host-side work (Python, launches, syncs) is the limit.' },
-  'well-overlapped': { tone: 'ok', label: 'well-overlapped', help: 'Data loading overlaps compute; the device is kept busy.' },
-  idle: { tone: '', label: 'idle', help: 'No training activity in this window.' },
-};
+// The CSS class of a tone: a dim verdict (idle) is a plain pill.
+const kToneClass = { ok: 'ok', warn: 'warn', bad: 'bad', dim: '' };
 
-export const kProxyNote = 'no device signal — compute used as proxy';
+export const kProxyNote = kDeviceSources['compute-proxy'].meaning;
 
 export function verdictPill(verdict, extraClass = '') {
   const v = kVerdicts[verdict];
-  return h('span', { class: `pill ${v?.tone ?? ''} ${extraClass}`.trim(), title: v?.help ?? '', dataset: { verdict: verdict ?? '' } }, v?.label ?? verdict ?? '—');
+  return h('span', { class: `pill ${kToneClass[v?.tone] ?? ''} ${extraClass}`.trim(), title: asSentence(v?.meaning), dataset: { verdict: verdict ?? '' } }, v?.label ?? verdict ?? '—');
 }
 
 export function verdictTone(verdict) {
-  return kVerdicts[verdict]?.tone ?? '';
+  return kToneClass[kVerdicts[verdict]?.tone] ?? '';
 }
 
 // One sentence explaining the verdict with the job's numbers (Metrics of the
 // job mean for the shown window).
 export function verdictSentence(verdict, mean) {
-  if (!mean) return kVerdicts[verdict]?.help ?? '';
-  switch (verdict) {
-    case 'data-starved':
-      return `The device waits for data ${pct(mean.data_stall_ratio)} of the time; device idle ${pct(mean.device_idle_ratio)}.`;
-    case 'io-bound':
-      return `${seconds(mean.unoverlapped_app_io_seconds)} of application I/O not overlapped with compute (overlap ${pct(mean.overlap_ratio)}).`;
-    case 'host-bound':
-      return `Device idle ${pct(mean.device_idle_ratio)}, but only ${pct(mean.data_stall_ratio)} waiting for data: the host is the limit.`;
-    case 'well-overlapped':
-      return `Data loading overlaps compute (${pct(mean.overlap_ratio)} overlapped); data stall ${pct(mean.data_stall_ratio)}.`;
-    default:
-      return kVerdicts[verdict]?.help ?? '';
-  }
+  return sentenceWithNumbers(verdict, mean, kVerdicts[verdict]?.meaning);
 }
 
 export function stateCell(state) {
-  return h('span', { class: `state-dot ${state ?? ''}`, dataset: { state: state ?? '' } }, state ?? '—');
+  const s = kRankStates[state];
+  return h('span', { class: `state-dot ${state ?? ''}`, title: s?.meaning, dataset: { state: state ?? '' } }, s?.label ?? state ?? '—');
 }
 
 export function deviceSourceCell(source) {
-  if (source === 'compute-proxy') {
-    return h('span', { class: 'tag warn', title: kProxyNote, style: 'margin-left:0' }, 'compute proxy');
+  const d = kDeviceSources[source];
+  if (d?.tone === 'warn') {
+    return h('span', { class: `tag ${d.tone}`, title: d.meaning, style: 'margin-left:0' }, d.label);
   }
-  return h('span', {}, source ?? '—');
+  return h('span', { title: d?.meaning }, d?.label ?? source ?? '—');
 }

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
+#include "engine/metric_fields.h"
 #include "oracle.h"
 #include "test_batches.h"
 
@@ -31,34 +33,13 @@ bool same(double a, double b) {
 // Returns a description of the first difference, or "".
 std::string diff(const WindowMetrics& e, const WindowMetrics& o) {
   std::ostringstream out;
-  auto check = [&](const char* field, double x, double y) {
+  auto check = [&](std::string_view field, double x, double y) {
     if (out.tellp() == 0 && !same(x, y)) out << field << ": engine " << x << " oracle " << y;
   };
   check("start_ns", static_cast<double>(e.start_ns), static_cast<double>(o.start_ns));
   check("end_ns", static_cast<double>(e.end_ns), static_cast<double>(o.end_ns));
-  check("wall_seconds", e.wall_seconds, o.wall_seconds);
-  check("compute_seconds", e.compute_seconds, o.compute_seconds);
-  check("app_io_seconds", e.app_io_seconds, o.app_io_seconds);
-  check("io_seconds", e.io_seconds, o.io_seconds);
-  check("fetch_seconds", e.fetch_seconds, o.fetch_seconds);
-  check("comm_seconds", e.comm_seconds, o.comm_seconds);
-  check("unoverlapped_app_io_seconds", e.unoverlapped_app_io_seconds,
-        o.unoverlapped_app_io_seconds);
-  check("unoverlapped_io_seconds", e.unoverlapped_io_seconds, o.unoverlapped_io_seconds);
-  check("unoverlapped_compute_seconds", e.unoverlapped_compute_seconds,
-        o.unoverlapped_compute_seconds);
-  check("unoverlapped_all_io_seconds", e.unoverlapped_all_io_seconds,
-        o.unoverlapped_all_io_seconds);
-  check("device_busy_seconds", e.device_busy_seconds, o.device_busy_seconds);
-  check("data_stall_seconds", e.data_stall_seconds, o.data_stall_seconds);
-  check("overlap_ratio", e.overlap_ratio, o.overlap_ratio);
-  check("device_idle_ratio", e.device_idle_ratio, o.device_idle_ratio);
-  check("data_stall_ratio", e.data_stall_ratio, o.data_stall_ratio);
-  check("steps", static_cast<double>(e.steps), static_cast<double>(o.steps));
-  check("step_seconds_p50", e.step_seconds_p50, o.step_seconds_p50);
-  check("step_seconds_p95", e.step_seconds_p95, o.step_seconds_p95);
-  check("steps_per_second", e.steps_per_second, o.steps_per_second);
-  check("samples_per_second", e.samples_per_second, o.samples_per_second);
+  for (const MetricField& f : metric_fields())
+    check(f.name(), f.get(e), f.get(o));
   check("verdict", static_cast<double>(e.verdict), static_cast<double>(o.verdict));
   return out.str();
 }

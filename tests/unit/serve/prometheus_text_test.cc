@@ -5,8 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "engine/metric_fields.h"
 #include "fake_backend.h"
-#include "serve/metric_fields.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -38,7 +38,8 @@ TEST_F(PrometheusText, RankWindowGaugesCarryTheSnapshotValues) {
   EXPECT_TRUE(
       has_line(text_, R"(stallwatch_compute_seconds{job_id="demo-slow",rank="0",window="10s"} 4)"));
   for (const MetricField& f : metric_fields()) {
-    EXPECT_TRUE(has_line(text_, "# TYPE stallwatch_" + std::string(f.name) + " gauge")) << f.name;
+    EXPECT_TRUE(has_line(text_, "# TYPE stallwatch_" + std::string(f.name()) + " gauge"))
+        << f.name();
   }
 }
 

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/metric_table.h"
+
 namespace stallwatch::tui {
 namespace {
+
+using catalog::Metric;
 
 constexpr const char* kMetrics60 =
     R"({"window": "60s", "start_ns": 1, "end_ns": 60000000001, "wall_seconds": 60.0,
@@ -53,11 +57,14 @@ TEST(ApiParseTest, JobDetailKeepsEveryFieldTheTuiShows) {
   EXPECT_EQ(r.counters.unpaired_events, 2u);
   const Metrics* m = r.window("60s");
   ASSERT_NE(m, nullptr);
-  EXPECT_DOUBLE_EQ(*m->data_stall_ratio, 0.61);
-  EXPECT_DOUBLE_EQ(*m->steps_per_second, 2.0);
-  EXPECT_FALSE(m->overlap_ratio.has_value());  // JSON null
-  EXPECT_FALSE(m->samples_per_second.has_value());
-  EXPECT_EQ(m->steps, 120u);
+  EXPECT_DOUBLE_EQ(*m->get(Metric::kDataStallRatio), 0.61);
+  EXPECT_DOUBLE_EQ(*m->get(Metric::kStepsPerSecond), 2.0);
+  EXPECT_DOUBLE_EQ(*m->get(Metric::kComputeSeconds), 20.5);
+  EXPECT_DOUBLE_EQ(*m->get(Metric::kUnoverlappedComputeSeconds), 0.0);
+  EXPECT_FALSE(m->get(Metric::kOverlapRatio).has_value());  // JSON null
+  EXPECT_FALSE(m->get(Metric::kSamplesPerSecond).has_value());
+  EXPECT_FALSE(m->get(Metric::kUnoverlappedAllIoSeconds).has_value());  // not sent
+  EXPECT_EQ(m->count(Metric::kSteps), 120u);
   EXPECT_EQ(m->end_ns, 60000000001);
   EXPECT_EQ(m->verdict, "data-starved");
   EXPECT_EQ(r.window("10s"), nullptr);

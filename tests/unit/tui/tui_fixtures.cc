@@ -6,11 +6,12 @@ Metrics metrics(const std::string& window, Ratio idle, Ratio stall, Ratio overla
                 Ratio steps_per_second, const std::string& verdict) {
   Metrics m;
   m.window = window;
-  m.device_idle_ratio = idle;
-  m.data_stall_ratio = stall;
-  m.overlap_ratio = overlap;
-  m.steps_per_second = steps_per_second;
-  m.unoverlapped_app_io_seconds = stall ? std::optional<double>(*stall * 60) : std::nullopt;
+  using catalog::Metric;
+  m[Metric::kDeviceIdleRatio] = idle;
+  m[Metric::kDataStallRatio] = stall;
+  m[Metric::kOverlapRatio] = overlap;
+  m[Metric::kStepsPerSecond] = steps_per_second;
+  m[Metric::kUnoverlappedAppIoSeconds] = stall ? std::optional<double>(*stall * 60) : std::nullopt;
   m.verdict = verdict;
   return m;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstddef>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -9,12 +11,18 @@
 #include <string>
 #include <string_view>
 
+#include "catalog/vocabulary.h"
+
 namespace stallwatch::collector {
 namespace {
 
-std::string read_source(const std::string& relative) {
-  std::ifstream in(std::string(SW_WEB_SOURCE_DIR) + "/" + relative, std::ios::binary);
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string read_source(const std::string& relative) {
+  return read_file(std::string(SW_WEB_SOURCE_DIR) + "/" + relative);
 }
 
 TEST(WebAssets, RootServesTheDashboardPage) {
@@ -69,7 +77,9 @@ std::string source_of(std::string_view path) {
 TEST(WebAssets, FilesAreEmbeddedByteForByte) {
   int compared = 0;
   for (const WebAsset& asset : web_assets()) {
-    const std::string source = read_source(source_of(asset.path));
+    const std::string source = asset.path == "/js/vocabulary.js"
+                                   ? read_file(SW_VOCABULARY_JS)  // written by the build
+                                   : read_source(source_of(asset.path));
     ASSERT_FALSE(source.empty()) << asset.path;
     EXPECT_EQ(asset.content, source) << asset.path;
     ++compared;
@@ -116,6 +126,31 @@ TEST(WebAssets, ChartLibraryAndItsLicenceAreEmbedded) {
   const WebAsset* licence = find_web_asset("/vendor/uPlot.LICENSE.txt");
   ASSERT_NE(licence, nullptr);
   EXPECT_NE(licence->content.find("MIT"), std::string_view::npos);
+}
+
+// The page's words are the catalog's: every verdict, state and device source
+// with its label, tone and meaning, as the terminal dashboard shows them.
+template <class Id, std::size_t N>
+void expect_terms(std::string_view js, const std::array<catalog::Term<Id>, N>& terms) {
+  for (const auto& t : terms) {
+    const std::string entry = "\"" + std::string(t.name) + "\": Object.freeze({ label: \"" +
+                              std::string(t.label) + "\", tone: \"" +
+                              std::string(catalog::to_string(t.tone)) + "\", meaning: \"" +
+                              std::string(t.meaning) + "\" })";
+    EXPECT_NE(js.find(entry), std::string_view::npos) << entry;
+  }
+}
+
+TEST(WebAssets, VocabularyModuleIsTheCatalogs) {
+  const WebAsset* js = find_web_asset("/js/vocabulary.js");
+  ASSERT_NE(js, nullptr);
+  EXPECT_EQ(js->content_type, "text/javascript; charset=utf-8");
+  EXPECT_NE(js->content.find("export const kVerdicts = Object.freeze({"), std::string_view::npos);
+  expect_terms(js->content, catalog::kVerdicts);
+  expect_terms(js->content, catalog::kRankStates);
+  expect_terms(js->content, catalog::kDeviceSignals);
+  EXPECT_NE(find_web_asset("/js/verdict.js")->content.find("from './vocabulary.js'"),
+            std::string_view::npos);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "alerts/alert.h"
 #include "alerts/alert_rule.h"
 #include "alerts/alert_state.h"
+#include "catalog/metric_table.h"
 #include "engine/snapshot.h"
 
 namespace stallwatch::collector {
@@ -67,7 +68,7 @@ class AlertEvaluator {
   void sweep(std::int64_t now_ns, std::vector<Alert>& out);
 
   std::vector<AlertRule> rules_;
-  std::vector<std::optional<std::size_t>> metric_index_;  // per rule; empty for silent_seconds
+  std::vector<std::optional<catalog::Metric>> metric_;  // per rule; empty for silent_seconds
   std::int64_t resolved_retention_ns_;
   std::size_t max_resolved_;
   std::map<Key, Instance> instances_;

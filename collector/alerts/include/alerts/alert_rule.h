@@ -62,7 +62,7 @@ struct AlertRule {
 // totals). Returns "" or what is wrong, starting with the rule's origin.
 std::string validate(const AlertRule& rule, const std::vector<std::int64_t>& windows_ns);
 
-// Metric names a rule may use: the numeric WindowMetrics fields and
+// Metric names a rule may use: the metrics of catalog/metric_table.h and
 // kSilentSecondsMetric.
 bool is_alert_metric(std::string_view metric);
 // "wall_seconds, compute_seconds, ..., silent_seconds", for messages.

@@ -101,11 +101,12 @@ class Engine {
   std::optional<Timeline> timeline(std::string_view job, std::int32_t rank,
                                    std::int64_t seconds) const;
 
-  // `metric` is a WindowMetrics field name (e.g. "data_stall_ratio"); `window_ns`
-  // one of the configured windows; `span_ns` how far back. nullopt when the
-  // job or metric is unknown (see series_metric_names()).
+  // `metric` is a metric's name in the catalog (catalog/metric_table.h, e.g.
+  // "data_stall_ratio"); `window_ns` one of the configured windows; `span_ns`
+  // how far back. nullopt when the job or metric is unknown.
   std::optional<Series> series(std::string_view job, std::string_view metric,
                                std::int64_t window_ns, std::int64_t span_ns) const;
+  // Every metric a series can chart: the catalog's names, in its order.
   static const std::vector<std::string_view>& series_metric_names();
 
  private:

@@ -3,15 +3,23 @@
 #include <cstddef>
 #include <optional>
 #include <string_view>
-#include <vector>
 
+#include "catalog/metric_table.h"
+#include "engine/metric_fields.h"
 #include "engine/snapshot.h"
 
 namespace stallwatch::collector::detail {
 
-// The numeric WindowMetrics fields a series can chart, by name.
-const std::vector<std::string_view>& series_metric_list();
-std::optional<std::size_t> series_metric_index(std::string_view name);
-double series_metric_value(const WindowMetrics& m, std::size_t index);
+// A metric a series can chart (any metric of the catalog), by its index in
+// catalog::kMetrics.
+inline std::optional<std::size_t> series_metric_index(std::string_view name) {
+  const auto id = catalog::find_metric(name);
+  if (!id) return std::nullopt;
+  return catalog::index_of(*id);
+}
+
+inline double series_metric_value(const WindowMetrics& m, std::size_t index) {
+  return metric_fields()[index].get(m);
+}
 
 }  // namespace stallwatch::collector::detail

@@ -15,25 +15,17 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/vocabulary.h"
 #include "engine/decoded_batch.h"
 
 namespace stallwatch::collector {
 
-enum class RankState : std::uint8_t { kActive = 0, kSilent = 1, kFinished = 2 };
-enum class Verdict : std::uint8_t {
-  kIdle = 0,
-  kDataStarved = 1,
-  kIoBound = 2,
-  kHostBound = 3,
-  kWellOverlapped = 4,
-};
-// Effective source of DEVICE_BUSY for a rank (`device_source` in the API).
-enum class DeviceSignal : std::uint8_t {
-  kComputeProxy = 0,
-  kCupti = 1,
-  kCudaEvents = 2,
-  kNvml = 3
-};
+// The verdicts, rank states and device sources are named and explained in
+// the catalog (catalog/vocabulary.h); the engine decides which applies.
+using RankState = catalog::RankState;
+using Verdict = catalog::Verdict;
+// Effective source of DEVICE_BUSY for a rank (`device_source` in docs/api.md).
+using DeviceSignal = catalog::DeviceSignal;
 
 // "active", "silent", "finished"
 std::string_view to_string(RankState s);
@@ -42,8 +34,9 @@ std::string_view to_string(Verdict v);
 // "compute-proxy", "cupti", "cuda-events", "nvml"
 std::string_view to_string(DeviceSignal d);
 
-// Every window metric (docs/design.md, "Metrics") for one window of one rank (or a job
-// aggregate).
+// The metrics of one window of one rank (or a job aggregate): the catalog's
+// table (catalog/metric_table.h), mapped to these fields in
+// engine/metric_fields.h, plus the window and the verdict.
 struct WindowMetrics {
   std::int64_t window_ns = 0;  // configured length; 0 = total since start
   std::int64_t start_ns = 0;   // window actually covered, clipped to the rank's lifetime

@@ -1,5 +1,11 @@
 #pragma once
 
+// The offline analysis has its own, independent interval arithmetic
+// (collector/analyze/src/interval_math.h) so that `stallwatch analyze` can
+// check the engine against it; tests/unit/analyze/interval_union_test.cc
+// compares the two on random interval sets. Keep them apart: sharing code
+// would make that check prove nothing.
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
