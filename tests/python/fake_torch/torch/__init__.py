@@ -65,7 +65,7 @@ def stack(tensors):
     return Tensor(values, (len(tensors),) + tensors[0].shape)
 
 
-from torch import _dynamo, autograd, cuda, nn, optim, utils  # noqa: E402
+from torch import _dynamo, autograd, cuda, nn, optim, utils  # noqa: E402,F401
 
 if not __version__.startswith("2.0"):
     from torch import compiler  # noqa: E402,F401
