@@ -27,7 +27,12 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang clang-format libclang-rt-14-dev
   python3-pytest python3-numpy python3-torch python3-pandas python3-zmq python3-flatbuffers
   tmux chromium prometheus prometheus-alertmanager curl
-  systemd
+  systemd mypy
+  # packaging: the Python wheel (pip wheel with Debian's setuptools/wheel,
+  # patchelf to bundle libraries, venvs for its tests) and the .deb (CPack
+  # with dpkg-shlibdeps, man pages from --help, lintian)
+  python3-pip python3-setuptools python3-wheel python3-venv patchelf
+  dpkg-dev help2man lintian
 )
 
 # Node.js may come from another repository (nodesource bundles npm); only

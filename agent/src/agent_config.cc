@@ -144,15 +144,17 @@ std::string host_name() {
   return name;
 }
 
-std::string default_collector_endpoint() {
-  std::string path;
+std::string default_collector_endpoint(const char* system_socket) {
+  std::string user_socket;
   if (const char* runtime = env("XDG_RUNTIME_DIR"); runtime != nullptr) {
-    path = std::string(runtime) + "/stallwatch/ingest.sock";
+    user_socket = std::string(runtime) + "/stallwatch/ingest.sock";
   } else {
-    path = "/tmp/stallwatch-" + std::to_string(getuid()) + "/ingest.sock";
+    user_socket = "/tmp/stallwatch-" + std::to_string(getuid()) + "/ingest.sock";
   }
-  struct stat info {};
-  if (stat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode)) return "ipc://" + path;
+  for (const std::string& path : {user_socket, std::string(system_socket)}) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode)) return "ipc://" + path;
+  }
   return wire::kDefaultTcpEndpoint;
 }
 

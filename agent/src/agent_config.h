@@ -36,11 +36,16 @@ struct AgentConfig {
   int set(std::string_view key, std::string_view value);
 };
 
-// The endpoint used when none is configured: the local ipc socket of
-// stallwatchd ($XDG_RUNTIME_DIR/stallwatch/ingest.sock, or
-// /tmp/stallwatch-$UID/ingest.sock) when that socket exists, else
-// tcp://127.0.0.1:5557.
-std::string default_collector_endpoint();
+// The ipc socket of stallwatchd running as the system service: the unit
+// (systemd/stallwatchd.service.in) runs it with XDG_RUNTIME_DIR=/run and
+// RuntimeDirectory=stallwatch.
+inline constexpr const char* kSystemIngestSocket = "/run/stallwatch/ingest.sock";
+
+// The endpoint used when none is configured, the first that exists of: the
+// ipc socket of the user's own stallwatchd ($XDG_RUNTIME_DIR/stallwatch/
+// ingest.sock, or /tmp/stallwatch-$UID/ingest.sock), the system service's
+// (`system_socket`); else tcp://127.0.0.1:5557.
+std::string default_collector_endpoint(const char* system_socket = kSystemIngestSocket);
 
 // gethostname(), or "unknown-host".
 std::string host_name();

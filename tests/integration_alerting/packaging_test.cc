@@ -62,19 +62,6 @@ TEST(Packaging, SystemdAnalyzeVerifiesTheUnit) {
   EXPECT_EQ(output, "") << "warnings mean ignored settings";
 }
 
-TEST(Packaging, InstalledUnitRunsTheDaemonUnderTheWatchdogAndSandbox) {
-  const std::string unit = read_file(STALLWATCH_TEST_INSTALL_UNIT);
-  for (const char* line :
-       {"Type=notify\n", "WatchdogSec=30s\n", "Restart=on-failure\n", "DynamicUser=yes\n",
-        "RuntimeDirectory=stallwatch\n", "Environment=XDG_RUNTIME_DIR=%t\n",
-        "ProtectSystem=strict\n", "NoNewPrivileges=yes\n", "MemoryMax=2G\n", "CPUQuota=200%\n",
-        "PrivateTmp=yes\n", "ProtectHome=yes\n"}) {
-    EXPECT_NE(unit.find(line), std::string::npos) << line;
-  }
-  EXPECT_NE(unit.find("stallwatchd --config " STALLWATCH_TEST_CONFIG_FILE "\n"), std::string::npos)
-      << unit;
-}
-
 TEST(Packaging, PromtoolAcceptsTheAlertingRules) {
   std::string output;
   const int rc = run_command(std::string(STALLWATCH_TEST_PROMTOOL) + " check rules " + kSource +
@@ -129,25 +116,48 @@ TEST(Packaging, RulesAndDashboardUseOnlyExportedMetrics) {
   }
 }
 
-TEST(Packaging, CmakeInstallPutsDaemonUnitConfigAndRulesInPlace) {
-  TempDir prefix;
+// `cmake --install --component C` of the daemon's components into a prefix.
+void install_component(const std::string& prefix, const std::string& component) {
   std::string output;
   const int rc =
       run_command(std::string(STALLWATCH_TEST_CMAKE) + " --install " + STALLWATCH_TEST_BINARY_DIR +
-                      " --prefix " + prefix.path() + " --component Unspecified",
+                      " --prefix " + prefix + " --component " + component,
                   output);
   ASSERT_EQ(rc, 0) << output;
+}
+
+TEST(Packaging, CmakeInstallPutsDaemonUnitConfigAndRulesInPlace) {
+  TempDir prefix;
+  install_component(prefix.path(), "runtime");
+  install_component(prefix.path(), "service");
   for (const char* path :
        {"bin/stallwatchd", "lib/systemd/system/stallwatchd.service",
         "etc/stallwatch/stallwatchd.toml", "share/stallwatch/stallwatch-rules.yml",
         "share/stallwatch/stallwatch-grafana.json"}) {
-    EXPECT_TRUE(fs::exists(prefix.path() + "/" + path)) << path << "\n" << output;
+    EXPECT_TRUE(fs::exists(prefix.path() + "/" + path)) << path;
   }
   EXPECT_EQ(read_file(prefix.path() + "/etc/stallwatch/stallwatchd.toml"),
             read_file(kSource + "/systemd/stallwatchd.toml"));
   if (STALLWATCH_TEST_HAS_CLI) {
     EXPECT_TRUE(fs::exists(prefix.path() + "/bin/stallwatch"));
   }
+}
+
+TEST(Packaging, InstalledUnitRunsTheInstalledDaemonUnderTheWatchdogAndSandbox) {
+  TempDir prefix;
+  install_component(prefix.path(), "service");
+  const std::string unit = read_file(prefix.path() + "/lib/systemd/system/stallwatchd.service");
+  for (const char* line :
+       {"Type=notify\n", "WatchdogSec=30s\n", "Restart=on-failure\n", "DynamicUser=yes\n",
+        "RuntimeDirectory=stallwatch\n", "Environment=XDG_RUNTIME_DIR=%t\n",
+        "ProtectSystem=strict\n", "NoNewPrivileges=yes\n", "MemoryMax=2G\n", "CPUQuota=200%\n",
+        "PrivateTmp=yes\n", "ProtectHome=yes\n"}) {
+    EXPECT_NE(unit.find(line), std::string::npos) << line;
+  }
+  // The paths follow the prefix given at install time, not the build's.
+  const std::string exec = "ExecStart=" + prefix.path() + "/bin/stallwatchd --config " +
+                           prefix.path() + "/etc/stallwatch/stallwatchd.toml\n";
+  EXPECT_NE(unit.find(exec), std::string::npos) << unit;
 }
 
 }  // namespace

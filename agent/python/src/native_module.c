@@ -3,19 +3,23 @@
  * (agent/include/stallwatch/stallwatch.h) and nothing more. Python marks
  * regions; the C agent records and sends them.
  *
- * Built against CPython's stable ABI (Py_LIMITED_API 3.11), so one
- * _native.abi3.so loads in every CPython >= 3.11. Every function returns the
- * agent's status codes as ints instead of raising: the only exceptions are
- * argument type errors, raised before the agent is called.
+ * Built against CPython's stable ABI as of 3.8 (Py_LIMITED_API 0x03080000),
+ * so one _native.abi3.so loads in every CPython >= 3.8; functions that take
+ * arguments are METH_FASTCALL on 3.10 and newer and METH_VARARGS before
+ * (calling_convention.h). Every function returns the agent's status codes as
+ * ints instead of raising: the only exceptions are argument type errors,
+ * raised before the agent is called.
  */
 
 #include <Python.h>
 #include <stallwatch/stallwatch.h>
 #include <string.h>
 
+#include "calling_convention.h"
 #include "region_stack.h"
 #include "region_type.h"
 #include "slot_cast.h"
+#include "utf8_view.h"
 
 static int arg_count_ok(const char* fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max) {
   if (nargs >= min && nargs <= max) return 1;
@@ -33,10 +37,11 @@ static int as_name(PyObject* obj, sw_name_t* out) {
 static PyObject* native_intern(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
   if (!arg_count_ok("intern", nargs, 1, 1)) return NULL;
-  Py_ssize_t len = 0;
-  const char* utf8 = PyUnicode_AsUTF8AndSize(args[0], &len);
-  if (utf8 == NULL) return NULL;
-  return PyLong_FromUnsignedLong(sw_intern_n(utf8, (size_t)len));
+  Utf8View name;
+  if (!utf8_view_of(args[0], &name)) return NULL;
+  sw_name_t id = sw_intern_n(name.data, (size_t)name.size);
+  utf8_view_release(&name);
+  return PyLong_FromUnsignedLong(id);
 }
 
 static PyObject* native_name_str(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
@@ -129,10 +134,16 @@ static PyObject* native_now_ns(PyObject* module, PyObject* unused) {
 static int apply_option(sw_config* config, PyObject* key, PyObject* value) {
   PyObject* value_str = PyObject_Str(value);
   if (value_str == NULL) return SW_ERR_INVALID_ARGUMENT;
-  const char* key_utf8 = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, NULL) : NULL;
-  const char* value_utf8 = PyUnicode_AsUTF8AndSize(value_str, NULL);
+  Utf8View key_utf8;
+  Utf8View value_utf8;
   int status = SW_ERR_INVALID_ARGUMENT;
-  if (key_utf8 != NULL && value_utf8 != NULL) status = sw_config_set(config, key_utf8, value_utf8);
+  if (utf8_view_of(key, &key_utf8)) {
+    if (utf8_view_of(value_str, &value_utf8)) {
+      status = sw_config_set(config, key_utf8.data, value_utf8.data);
+      utf8_view_release(&value_utf8);
+    }
+    utf8_view_release(&key_utf8);
+  }
   Py_DECREF(value_str);
   return status;
 }
@@ -267,14 +278,12 @@ static PyObject* native_complete_on(PyObject* module, PyObject* const* args, Py_
 static PyObject* native_gpu_start(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
   if (!arg_count_ok("gpu_start", nargs, 0, 1)) return NULL;
-  const char* mode = NULL;
-  if (nargs == 1 && args[0] != Py_None) {
-    mode = PyUnicode_AsUTF8AndSize(args[0], NULL);
-    if (mode == NULL) return NULL;
-  }
+  Utf8View mode = {NULL, NULL, 0};
+  if (nargs == 1 && args[0] != Py_None && !utf8_view_of(args[0], &mode)) return NULL;
   PyThreadState* saved = PyEval_SaveThread();
-  int status = sw_gpu_start(mode);
+  int status = sw_gpu_start(mode.data);
   PyEval_RestoreThread(saved);
+  utf8_view_release(&mode);
   return PyLong_FromLong(status);
 }
 
@@ -325,50 +334,53 @@ static PyObject* native_stack_depth(PyObject* module, PyObject* unused) {
   return PyLong_FromLong(swpy_stack_depth());
 }
 
-#define SW_FASTCALL(fn) ((PyCFunction)(void (*)(void))(fn))
+/* The functions that take arguments (METH_FASTCALL or METH_VARARGS, see
+ * calling_convention.h) and their docstrings. */
+#define SW_FUNCTIONS_WITH_ARGS(X)                                                                  \
+  X(intern, "intern(str) -> int: the agent's id for a name; 0 when disabled or invalid.")          \
+  X(name_str, "name_str(id) -> str | None: the string behind an interned id.")                     \
+  X(region_begin, "region_begin(cat_id, name_id) -> token: opens a region now (0: not recorded).") \
+  X(region_end, "region_end(token) -> status: closes a region now; pass each token once.")         \
+  X(region_end_value,                                                                              \
+    "region_end_value(token, value) -> status: closes a region with a value on its END.")          \
+  X(complete, "complete(cat_id, name_id, start_ns, dur_ns) -> status: a finished region.")         \
+  X(mark, "mark(cat_id, name_id, value) -> status: an instant with an integer payload.")           \
+  X(counter, "counter(cat_id, name_id, value) -> status: a counter sample (int or float).")        \
+  X(start, "start(options: dict | None) -> status: starts the agent (keys of sw_config_set).")     \
+  X(flush, "flush(timeout_ms=1000) -> status: waits until what was recorded is sent.")             \
+  X(strerror, "strerror(status) -> str: what a status code means.")                                \
+  X(device_lane,                                                                                   \
+    "device_lane(device, stream) -> int: the lane (synthetic thread id) of a device stream.")      \
+  X(complete_on,                                                                                   \
+    "complete_on(lane, cat_id, name_id, start_ns, dur_ns) -> status: device work on a lane.")      \
+  X(gpu_start, "gpu_start(mode: str | None) -> status: starts the GPU activity sources.")
 
-static PyMethodDef native_methods[] = {
-    {"intern", SW_FASTCALL(native_intern), METH_FASTCALL,
-     "intern(str) -> int: the agent's id for a name; 0 when disabled or invalid."},
-    {"name_str", SW_FASTCALL(native_name_str), METH_FASTCALL,
-     "name_str(id) -> str | None: the string behind an interned id."},
-    {"region_begin", SW_FASTCALL(native_region_begin), METH_FASTCALL,
-     "region_begin(cat_id, name_id) -> token: opens a region now (0: not recorded)."},
-    {"region_end", SW_FASTCALL(native_region_end), METH_FASTCALL,
-     "region_end(token) -> status: closes a region now; pass each token once."},
-    {"region_end_value", SW_FASTCALL(native_region_end_value), METH_FASTCALL,
-     "region_end_value(token, value) -> status: closes a region with a value on its END."},
-    {"complete", SW_FASTCALL(native_complete), METH_FASTCALL,
-     "complete(cat_id, name_id, start_ns, dur_ns) -> status: a finished region."},
-    {"mark", SW_FASTCALL(native_mark), METH_FASTCALL,
-     "mark(cat_id, name_id, value) -> status: an instant with an integer payload."},
-    {"counter", SW_FASTCALL(native_counter), METH_FASTCALL,
-     "counter(cat_id, name_id, value) -> status: a counter sample (int or float)."},
-    {"now_ns", native_now_ns, METH_NOARGS,
-     "now_ns() -> int: the agent's clock, Unix epoch nanoseconds."},
-    {"start", SW_FASTCALL(native_start), METH_FASTCALL,
-     "start(options: dict | None) -> status: starts the agent (keys of sw_config_set)."},
-    {"stop", native_stop, METH_NOARGS, "stop() -> status: flushes and stops the agent."},
-    {"flush", SW_FASTCALL(native_flush), METH_FASTCALL,
-     "flush(timeout_ms=1000) -> status: waits until what was recorded is sent."},
-    {"is_enabled", native_is_enabled, METH_NOARGS,
-     "is_enabled() -> bool: whether recording calls record."},
-    {"strerror", SW_FASTCALL(native_strerror), METH_FASTCALL,
-     "strerror(status) -> str: what a status code means."},
-    {"stats", native_stats, METH_NOARGS, "stats() -> dict: the agent's own counters."},
-    {"device_lane", SW_FASTCALL(native_device_lane), METH_FASTCALL,
-     "device_lane(device, stream) -> int: the lane (synthetic thread id) of a device stream."},
-    {"complete_on", SW_FASTCALL(native_complete_on), METH_FASTCALL,
-     "complete_on(lane, cat_id, name_id, start_ns, dur_ns) -> status: device work on a lane."},
-    {"gpu_start", SW_FASTCALL(native_gpu_start), METH_FASTCALL,
-     "gpu_start(mode: str | None) -> status: starts the GPU activity sources."},
-    {"gpu_stop", native_gpu_stop, METH_NOARGS,
-     "gpu_stop() -> status: delivers pending device records and stops the sources."},
-    {"gpu_stats", native_gpu_stats, METH_NOARGS,
-     "gpu_stats() -> dict: the GPU sources' counters and the chosen source in words."},
-    {"stack_depth", native_stack_depth, METH_NOARGS,
-     "stack_depth() -> int: regions this thread has open through Region objects."},
-    {NULL, NULL, 0, NULL},
+#define SW_TUPLE_ENTRY(name, doc) SWPY_TUPLE_ENTRY(native_##name)
+SW_FUNCTIONS_WITH_ARGS(SW_TUPLE_ENTRY)
+
+#define SW_FASTCALL_DEF(name, doc) {#name, SWPY_FASTCALL_FN(native_##name), METH_FASTCALL, doc},
+#define SW_VARARGS_DEF(name, doc) {#name, native_##name##_tuple, METH_VARARGS, doc},
+
+#define SW_FUNCTIONS_WITHOUT_ARGS                                                           \
+  {"now_ns", native_now_ns, METH_NOARGS,                                                    \
+   "now_ns() -> int: the agent's clock, Unix epoch nanoseconds."},                          \
+      {"stop", native_stop, METH_NOARGS, "stop() -> status: flushes and stops the agent."}, \
+      {"is_enabled", native_is_enabled, METH_NOARGS,                                        \
+       "is_enabled() -> bool: whether recording calls record."},                            \
+      {"stats", native_stats, METH_NOARGS, "stats() -> dict: the agent's own counters."},   \
+      {"gpu_stop", native_gpu_stop, METH_NOARGS,                                            \
+       "gpu_stop() -> status: delivers pending device records and stops the sources."},     \
+      {"gpu_stats", native_gpu_stats, METH_NOARGS,                                          \
+       "gpu_stats() -> dict: the GPU sources' counters and the chosen source in words."},   \
+      {"stack_depth", native_stack_depth, METH_NOARGS,                                      \
+       "stack_depth() -> int: regions this thread has open through Region objects."},
+
+static PyMethodDef fastcall_methods[] = {
+    SW_FUNCTIONS_WITH_ARGS(SW_FASTCALL_DEF) SW_FUNCTIONS_WITHOUT_ARGS{NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef varargs_methods[] = {
+    SW_FUNCTIONS_WITH_ARGS(SW_VARARGS_DEF) SW_FUNCTIONS_WITHOUT_ARGS{NULL, NULL, 0, NULL},
 };
 
 static int add_int(PyObject* module, const char* name, long value) {
@@ -384,7 +396,9 @@ static int native_exec(PyObject* module) {
     PyErr_SetString(PyExc_OSError, "pthread_atfork failed");
     return -1;
   }
-  PyObject* region_type = swpy_region_type_new();
+  const int fastcall = swpy_use_fastcall();
+  if (PyModule_AddFunctions(module, fastcall ? fastcall_methods : varargs_methods) != 0) return -1;
+  PyObject* region_type = swpy_region_type_new(fastcall);
   if (region_type == NULL) return -1;
   if (PyModule_AddObject(module, "Region", region_type) != 0) {
     Py_DECREF(region_type);
@@ -394,7 +408,7 @@ static int native_exec(PyObject* module) {
       add_int(module, "DISABLED", SW_DISABLED) ||
       add_int(module, "ERR_ALREADY_STARTED", SW_ERR_ALREADY_STARTED) ||
       add_int(module, "STREAM_DEVICE_WIDE", (long)SW_STREAM_DEVICE_WIDE) ||
-      add_int(module, "MAX_DEPTH", kSwpyMaxDepth)) {
+      add_int(module, "MAX_DEPTH", kSwpyMaxDepth) || add_int(module, "FASTCALL", fastcall)) {
     return -1;
   }
   return 0;
@@ -410,7 +424,7 @@ static struct PyModuleDef native_module = {
     .m_name = "stallwatch._native",
     .m_doc = "Binding of the stallwatch agent's public C ABI.",
     .m_size = 0,
-    .m_methods = native_methods,
+    .m_methods = NULL,
     .m_slots = native_slots,
 };
 

@@ -2,8 +2,10 @@
 
 #include <stallwatch/stallwatch.h>
 
+#include "calling_convention.h"
 #include "region_stack.h"
 #include "slot_cast.h"
+#include "utf8_view.h"
 
 typedef struct {
   PyObject_HEAD PyObject* cat;
@@ -22,13 +24,14 @@ static RegionObject* as_region(PyObject* self) {
 }
 
 static sw_name_t intern_str(PyObject* str) {
-  Py_ssize_t len = 0;
-  const char* utf8 = str ? PyUnicode_AsUTF8AndSize(str, &len) : NULL;
-  if (utf8 == NULL) {
+  Utf8View utf8;
+  if (!utf8_view_of(str, &utf8)) {
     PyErr_Clear();
     return 0;
   }
-  return sw_intern_n(utf8, (size_t)len);
+  sw_name_t id = sw_intern_n(utf8.data, (size_t)utf8.size);
+  utf8_view_release(&utf8);
+  return id;
 }
 
 static void intern_names(RegionObject* region) {
@@ -155,14 +158,27 @@ static int region_set_enabled(PyObject* self, PyObject* value, void* closure) {
   return 0;
 }
 
-static PyMethodDef region_methods[] = {
-    {"__enter__", region_enter, METH_NOARGS, "Opens the region on this thread; returns self."},
-    {"__exit__", (PyCFunction)(void (*)(void))region_exit, METH_FASTCALL,
-     "Closes this thread's innermost open region of self; never suppresses exceptions."},
-    {"active", region_active, METH_NOARGS, "True when this thread has an open region of self."},
-    {"_ids", region_ids, METH_NOARGS,
-     "(cat_id, name_id) as interned by the agent; 0 when not recorded."},
-    {NULL, NULL, 0, NULL},
+static PyObject* region_exit_tuple(PyObject* self, PyObject* args) {
+  (void)args;
+  return region_exit(self, NULL, 0);
+}
+
+#define SW_REGION_EXIT_DOC \
+  "Closes this thread's innermost open region of self; never suppresses exceptions."
+#define SW_REGION_OTHER_METHODS                                                                    \
+  {"__enter__", region_enter, METH_NOARGS, "Opens the region on this thread; returns self."},      \
+      {"active", region_active, METH_NOARGS, "True when this thread has an open region of self."}, \
+      {"_ids", region_ids, METH_NOARGS,                                                            \
+       "(cat_id, name_id) as interned by the agent; 0 when not recorded."},
+
+static PyMethodDef region_methods_fastcall[] = {
+    {"__exit__", SWPY_FASTCALL_FN(region_exit), METH_FASTCALL, SW_REGION_EXIT_DOC},
+    SW_REGION_OTHER_METHODS{NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef region_methods_varargs[] = {
+    {"__exit__", region_exit_tuple, METH_VARARGS, SW_REGION_EXIT_DOC},
+    SW_REGION_OTHER_METHODS{NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef region_getset[] = {
@@ -176,7 +192,7 @@ static PyType_Slot region_slots[] = {
     {Py_tp_new, SW_SLOT_FN(region_new)},
     {Py_tp_init, SW_SLOT_FN(region_init)},
     {Py_tp_dealloc, SW_SLOT_FN(region_dealloc)},
-    {Py_tp_methods, region_methods},
+    {Py_tp_methods, region_methods_fastcall},
     {Py_tp_getset, region_getset},
     {Py_tp_doc,
      "Region(cat, name=None, enabled=True)\n\n"
@@ -193,6 +209,11 @@ static PyType_Spec region_spec = {
     .slots = region_slots,
 };
 
-PyObject* swpy_region_type_new(void) {
+PyObject* swpy_region_type_new(int fastcall) {
+  for (PyType_Slot* slot = region_slots; slot->slot != 0; ++slot) {
+    if (slot->slot == Py_tp_methods) {
+      slot->pfunc = fastcall ? region_methods_fastcall : region_methods_varargs;
+    }
+  }
   return PyType_FromSpec(&region_spec);
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 OK = 0
 DROPPED = 1
@@ -22,43 +22,46 @@ ERR_ALREADY_STARTED = -4
 
 load_error: Optional[str] = None
 
-try:
+
+class _NoOpRegion:
+    """No-op stand-in for ``stallwatch._native.Region`` (agent not loaded)."""
+
+    def __init__(self, cat: str, name: Optional[str] = None, enabled: bool = True) -> None:
+        self._cat = cat
+        self._name = name if name is not None else cat
+        self.enabled = bool(enabled)
+
+    @property
+    def cat(self) -> str:
+        return self._cat
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __enter__(self) -> "_NoOpRegion":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def active(self) -> bool:
+        return False
+
+    def _ids(self) -> Tuple[int, int]:
+        return (0, 0)
+
+
+if TYPE_CHECKING:
     from stallwatch import _native
-except (ImportError, OSError) as exc:
-    _native = None
-    load_error = f"stallwatch._native could not be loaded: {exc}"
-
-if _native is not None:
-    Region = _native.Region
+    from stallwatch._native import Region
 else:
-
-    class Region:  # type: ignore[no-redef]
-        """No-op stand-in for ``stallwatch._native.Region`` (agent not loaded)."""
-
-        def __init__(self, cat: str, name: Optional[str] = None, enabled: bool = True) -> None:
-            self._cat = cat
-            self._name = name if name is not None else cat
-            self.enabled = bool(enabled)
-
-        @property
-        def cat(self) -> str:
-            return self._cat
-
-        @property
-        def name(self) -> str:
-            return self._name
-
-        def __enter__(self) -> "Region":
-            return self
-
-        def __exit__(self, *exc: Any) -> None:
-            return None
-
-        def active(self) -> bool:
-            return False
-
-        def _ids(self) -> Tuple[int, int]:
-            return (0, 0)
+    try:
+        from stallwatch import _native
+    except (ImportError, OSError) as exc:
+        _native = None
+        load_error = f"stallwatch._native could not be loaded: {exc}"
+    Region = _native.Region if _native is not None else _NoOpRegion
 
 
 def switched_off() -> bool:

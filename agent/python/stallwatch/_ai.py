@@ -7,8 +7,10 @@ pydftracer's AI logging API. Names are pydftracer's exactly.
 
 from __future__ import annotations
 
-from enum import StrEnum, auto
-from typing import Any, Optional
+import enum
+import sys
+from enum import auto
+from typing import Any, List, Optional, Type
 
 from stallwatch._ai_node import (
     BATCH_SIZE_COUNTER,
@@ -29,7 +31,27 @@ from stallwatch._ai_node import (
 )
 
 
-class ProfileCategory(StrEnum):
+if sys.version_info >= (3, 11):
+    _StrEnum = enum.StrEnum
+else:
+
+    class _StrEnum(str, enum.Enum):
+        """``enum.StrEnum`` before Python 3.11: members are their lower-cased names
+        and ``str()``/``format()`` give the value."""
+
+        @staticmethod
+        def _generate_next_value_(name: str, start: int, count: int,
+                                  last_values: List[Any]) -> str:
+            return name.lower()
+
+        def __str__(self) -> str:
+            return str.__str__(self)
+
+        def __format__(self, format_spec: str) -> str:
+            return str.__format__(self, format_spec)
+
+
+class ProfileCategory(_StrEnum):
     """The categories of the ``ai`` tree (pydftracer names)."""
 
     COMPUTE = auto()
@@ -41,22 +63,22 @@ class ProfileCategory(StrEnum):
     PIPELINE = auto()
 
 
-class ComputeEvent(StrEnum):
+class ComputeEvent(_StrEnum):
     FORWARD = auto()
     BACKWARD = auto()
     STEP = auto()
 
 
-class DataEvent(StrEnum):
+class DataEvent(_StrEnum):
     PREPROCESS = auto()
     ITEM = auto()
 
 
-class DataLoaderEvent(StrEnum):
+class DataLoaderEvent(_StrEnum):
     FETCH = auto()
 
 
-class CommunicationEvent(StrEnum):
+class CommunicationEvent(_StrEnum):
     SEND = auto()
     RECEIVE = auto()
     BARRIER = auto()
@@ -70,16 +92,16 @@ class CommunicationEvent(StrEnum):
     ALL_TO_ALL = auto()
 
 
-class DeviceEvent(StrEnum):
+class DeviceEvent(_StrEnum):
     TRANSFER = auto()
 
 
-class CheckpointEvent(StrEnum):
+class CheckpointEvent(_StrEnum):
     CAPTURE = auto()
     RESTART = auto()
 
 
-class PipelineEvent(StrEnum):
+class PipelineEvent(_StrEnum):
     EPOCH = auto()
     TRAIN = auto()
     EVALUATE = auto()
@@ -90,7 +112,7 @@ class _Category(DFTracerAI):
     """A category node whose children are named by an event enum."""
 
     _category: ProfileCategory
-    _events: type
+    _events: Type[_StrEnum]
 
     def __init__(self, epoch: Optional[int] = None, step: Optional[int] = None,
                  image_idx: Optional[int] = None, image_size: Optional[Any] = None,
@@ -108,7 +130,7 @@ class Compute(_Category):
     _category, _events = ProfileCategory.COMPUTE, ComputeEvent
     forward: DFTracerAI
     backward: DFTracerAI
-    step: DFTracerAI  # type: ignore[assignment]
+    step: DFTracerAI
 
 
 class Data(_Category):

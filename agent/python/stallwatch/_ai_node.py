@@ -168,10 +168,15 @@ class DFTracerAI(_agent.Region):
         return child
 
     @overload
-    def __call__(self, fn: F, **kwargs: Any) -> F: ...
+    def __call__(self, fn: F, *, enable: Optional[bool] = ..., epoch: Optional[int] = ...,
+                 step: Optional[int] = ..., image_idx: Optional[int] = ...,
+                 image_size: Optional[Any] = ..., args: Optional[Dict[str, Any]] = ...) -> F: ...
 
     @overload
-    def __call__(self, fn: None = None, **kwargs: Any) -> "DFTracerAI": ...
+    def __call__(self, fn: None = None, *, enable: Optional[bool] = ...,
+                 epoch: Optional[int] = ..., step: Optional[int] = ...,
+                 image_idx: Optional[int] = ..., image_size: Optional[Any] = ...,
+                 args: Optional[Dict[str, Any]] = ...) -> "DFTracerAI": ...
 
     def __call__(
         self,

@@ -9,11 +9,13 @@ when dftracer is not installed. ``STALLWATCH_ENABLE=0`` runs the script
 untouched. ``--transfer`` also records ``Tensor.to(device)`` copies as
 ``device/transfer`` regions. ``--gpu MODE`` picks the device-busy source:
 ``auto`` (the default, or ``STALLWATCH_GPU``), ``cupti``, ``cuda-events``,
-``nvml``, ``none``, or a comma-separated preference list.
+``nvml``, ``none``, or a comma-separated preference list. Without PyTorch
+installed the script runs with only its own annotations (the ``ai`` API).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -52,7 +54,8 @@ def main(argv: Optional[List[str]] = None) -> None:
 
     if os.environ.get("STALLWATCH_DFTRACER_ALIAS", "") == "1":
         stallwatch.install_dftracer_alias()
-    sw_torch.instrument(transfer=transfer, gpu=gpu)
+    if importlib.util.find_spec("torch") is not None:
+        sw_torch.instrument(transfer=transfer, gpu=gpu)
 
     if args[0] == "-m":
         if len(args) < 2:

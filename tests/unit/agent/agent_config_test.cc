@@ -8,7 +8,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <utility>
 
 #include "fresh_process.h"
 #include "stallwatch/stallwatch.h"
@@ -144,24 +146,56 @@ TEST(AgentConfig, ReadsEveryKeyFromTheEnvironmentAndIgnoresMalformedOnes) {
   });
 }
 
-TEST(AgentConfig, DefaultEndpointIsTheLocalSocketWhenItExistsElseTcp) {
+// A listening-looking unix socket at `path` (bound, never listened on: stat
+// sees S_ISSOCK, which is all the endpoint choice looks at). Closed and
+// removed with the object.
+class SocketFile {
+ public:
+  explicit SocketFile(std::string path) : path_(std::move(path)) {
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+    fd_ = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path_.c_str(), sizeof(address.sun_path) - 1);
+    bound_ = bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  ~SocketFile() {
+    close(fd_);
+    unlink(path_.c_str());
+  }
+  SocketFile(const SocketFile&) = delete;
+  SocketFile& operator=(const SocketFile&) = delete;
+  bool bound() const { return bound_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool bound_ = false;
+};
+
+TEST(AgentConfig, DefaultEndpointIsTheUsersSocketThenTheSystemServicesThenTcp) {
   with_clean_environment([] {
     char pattern[] = "/tmp/stallwatch-endpoint-XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
-    const std::string runtime = pattern;
+    const std::string root = pattern;
+    const std::string runtime = root + "/user";
+    const std::string system_socket = root + "/run/stallwatch/ingest.sock";
     setenv("XDG_RUNTIME_DIR", runtime.c_str(), 1);
-    EXPECT_EQ(default_collector_endpoint(), "tcp://127.0.0.1:5557");
-
-    std::filesystem::create_directories(runtime + "/stallwatch");
-    const std::string path = runtime + "/stallwatch/ingest.sock";
-    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
-    ASSERT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
-    EXPECT_EQ(default_collector_endpoint(), "ipc://" + path);
-    close(fd);
-    std::filesystem::remove_all(runtime);
+    EXPECT_EQ(default_collector_endpoint(system_socket.c_str()), "tcp://127.0.0.1:5557");
+    {
+      const SocketFile system(system_socket);
+      ASSERT_TRUE(system.bound());
+      EXPECT_EQ(default_collector_endpoint(system_socket.c_str()), "ipc://" + system_socket);
+      const std::string user_socket = runtime + "/stallwatch/ingest.sock";
+      const SocketFile user(user_socket);
+      ASSERT_TRUE(user.bound());
+      EXPECT_EQ(default_collector_endpoint(system_socket.c_str()), "ipc://" + user_socket);
+    }
+    // A plain file where the socket would be is not a daemon.
+    std::filesystem::create_directories(root + "/run/stallwatch");
+    std::ofstream(system_socket) << "not a socket";
+    EXPECT_EQ(default_collector_endpoint(system_socket.c_str()), "tcp://127.0.0.1:5557");
+    std::filesystem::remove_all(root);
   });
 }
 

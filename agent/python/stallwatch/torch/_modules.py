@@ -12,7 +12,7 @@ record ``gpu/forward`` and ``gpu/backward`` spans (torch/_cuda.py).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import torch
 
@@ -21,7 +21,7 @@ from stallwatch.torch._state import STATE, TorchState
 GROUP = "compute"
 
 
-def _compiling_probe() -> Callable[[], bool]:
+def _compiling_probe() -> Optional[Callable[[], bool]]:
     compiler = getattr(torch, "compiler", None)
     probe = getattr(compiler, "is_compiling", None)
     if probe is None:
@@ -57,10 +57,11 @@ def install_forward(state: TorchState = STATE) -> None:
             return outermost(self, args, kwargs)
 
     else:
+        compiling: Callable[[], bool] = is_compiling
 
         def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
             # Submodule calls (the common case) stop at the first native check.
-            if forward.active() or fetch.active() or is_compiling():
+            if forward.active() or fetch.active() or compiling():
                 return original(self, *args, **kwargs)
             return outermost(self, args, kwargs)
 

@@ -117,9 +117,11 @@ class TorchState:
             _agent.counter(PIPELINE_CAT, BATCH_SIZE_COUNTER, batch_size)
 
     def is_primary(self, loader: Any) -> bool:
-        if self.primary_loader is None or self.primary_loader() is None:
-            self.primary_loader = weakref.ref(loader)
-        return self.primary_loader() is loader
+        primary = self.primary_loader
+        if primary is None or primary() is None:
+            primary = weakref.ref(loader)
+            self.primary_loader = primary
+        return primary() is loader
 
     def on_epoch_start(self) -> int:
         if self.epoch_open:

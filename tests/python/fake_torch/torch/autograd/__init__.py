@@ -1,0 +1,5 @@
+"""torch.autograd.backward: what Tensor.backward calls (through this module's attribute)."""
+
+
+def backward(tensors, grad_tensors=None):
+    return None

@@ -1,0 +1,9 @@
+"""No CUDA device, as on a CPU machine."""
+
+
+def is_available():
+    return False
+
+
+def is_initialized():
+    return False

@@ -1,0 +1,4 @@
+from torch.optim.optimizer import Optimizer
+from torch.optim.sgd import SGD
+
+__all__ = ["Optimizer", "SGD"]

@@ -1,0 +1,3 @@
+from torch.utils import data
+
+__all__ = ["data"]
