@@ -23,7 +23,7 @@ namespace stallwatch::collector::detail {
 // that lands earlier (another process of the rank a little behind) costs a
 // walk of the pieces from there to the end, rewritten once.
 //
-// Single-threaded, owned by one RankTracker. After trim_before(h) nothing
+// Single-threaded, owned by one PendingCoverage. After trim_before(h) nothing
 // before h is tracked any more; callers only add and query at or after it.
 class CoverageMap {
  public:

@@ -14,7 +14,7 @@ struct StepRecord {
 
 // What one rank has finalized: its last `history` resolution cells and its
 // most recent step durations (EngineConfig::max_steps_kept). Owned by a
-// RankTracker; the windows read from it.
+// WindowFinalizer; the windows read from it.
 struct FinalizedHistory {
   FinalizedHistory(std::size_t cell_capacity, std::size_t step_capacity)
       : cells(cell_capacity), steps(step_capacity) {}

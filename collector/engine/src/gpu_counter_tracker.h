@@ -18,8 +18,9 @@ namespace stallwatch::collector::detail {
 // Bounded: at most kMaxDevices devices per rank (samples of further devices
 // are counted in ignored_samples and dropped); per device one ring of
 // (longest window / resolution + 2) cells, allocated on its first sample.
-// Single-threaded; owned by a RankTracker. It does not pick events: the
-// caller passes on-time COUNTER samples of a known NVML name on a device lane.
+// Single-threaded; owned by a DeviceLaneCounters. It does not pick events:
+// the caller passes on-time COUNTER samples of a known NVML name on a device
+// lane.
 class GpuCounterTracker {
  public:
   static constexpr std::size_t kMaxDevices = 8;

@@ -34,7 +34,7 @@ inline std::uint64_t region_key(std::uint32_t tid, std::uint32_t region_id) {
 // The open regions of one source. Searched from the newest entry, because
 // regions nest: the next End almost always closes the latest Begin. Bounded
 // by EngineConfig::max_open_regions_per_source (enforced by the caller).
-// Single-threaded; owned by one source of a RankTracker.
+// Single-threaded; owned by one source of a RankSources, paired by EventWalk.
 class OpenRegions {
  public:
   // The entry with `key` (Begin or orphan End), or nullptr.

@@ -14,8 +14,8 @@ namespace stallwatch::collector::detail {
 // finalized horizon and its watermark. Cells are created zeroed on first use,
 // at either end.
 //
-// Single-threaded; owned by one RankTracker. References returned by at() stay
-// valid until the next at() that creates a cell.
+// Single-threaded; owned by one PendingCoverage. References returned by at()
+// stay valid until the next at() that creates a cell.
 class PendingHistograms {
  public:
   MaskHistogram& at(std::int64_t cell);

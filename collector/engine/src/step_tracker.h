@@ -16,8 +16,8 @@ namespace stallwatch::collector::detail {
 // the rank; its samples are the batch size in force (latest COUNTER by time,
 // at or before the step).
 //
-// Single-threaded, owned by one RankTracker, which hands finalized steps on
-// to the windows and forgets them here.
+// Single-threaded, owned by one TrainingProgress; WindowFinalizer hands
+// finalized steps on to the windows and forgets them here.
 class StepTracker {
  public:
   struct Step {

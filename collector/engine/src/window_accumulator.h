@@ -15,8 +15,8 @@ namespace stallwatch::collector::detail {
 // accumulator (window_cells == 0) never drops cells, only steps that fall
 // out of the kept step history.
 //
-// Single-threaded; driven by its RankTracker, which reports every finalized
-// or evicted cell and step in order.
+// Single-threaded; driven by its WindowFinalizer, which reports every
+// finalized or evicted cell and step in order.
 class WindowAccumulator {
  public:
   WindowAccumulator(std::int64_t window_cells, std::int64_t resolution_ns);

@@ -1,0 +1,261 @@
+#include "event_walk.h"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "stallwatch/device_lane.h"
+#include "test_batches.h"
+
+namespace stallwatch::collector::detail {
+namespace {
+
+using testing::BatchBuilder;
+
+constexpr ClassMask kComputeBit = class_bit(EventClass::kCompute);
+constexpr ClassMask kIoBit = class_bit(EventClass::kIo);
+constexpr ClassMask kFetchBits = class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo);
+
+using Bps = std::vector<std::pair<std::int64_t, ClassMask>>;
+
+// One rank's parts that a walk writes to, with the engine's default names.
+struct Rig {
+  explicit Rig(NameTable& n, std::size_t max_open = 16)
+      : names(n),
+        progress(n.intern("step"), n.intern("epoch.start"), n.intern("batch_size")),
+        gpu(gpu_names(n), 10, 100),
+        walk(classes, coverage, timeline, progress, gpu, max_open) {}
+
+  static std::array<NameId, kGpuCounterCount> gpu_names(NameTable& n) {
+    std::array<NameId, kGpuCounterCount> out{};
+    for (std::size_t c = 0; c < kGpuCounterCount; ++c)
+      out[c] = n.intern(agent_counter_name(static_cast<GpuCounter>(c)));
+    return out;
+  }
+
+  // Applies `b` as the rank's source 0, then moves the source's watermark.
+  void apply(const DecodedBatch& b, WalkBounds bounds = {}, PreparedBatch* prepared = nullptr) {
+    if (src.open.empty() && src.watermark_ns == kNoTime) src.info = b.source;
+    walk.apply(b, prepared, src, 0, bounds);
+    src.watermark_ns = std::max(src.watermark_ns, b.sent_at_ns);
+  }
+  Bps take() {
+    Bps out;
+    for (const Breakpoint& bp : coverage.take())
+      out.emplace_back(bp.t, bp.mask);
+    return out;
+  }
+  std::vector<std::tuple<std::int64_t, std::int64_t, ClassMask>> regions() const {
+    std::vector<std::tuple<std::int64_t, std::int64_t, ClassMask>> out;
+    timeline.for_each_region(
+        [&](const TimelineEntry& e) { out.emplace_back(e.start_ns, e.end_ns, e.mask); });
+    return out;
+  }
+  std::vector<std::int64_t> steps() const {
+    std::vector<std::int64_t> out;
+    progress.steps().for_each_pending(1'000'000,
+                                      [&](const StepTracker::Step& s) { out.push_back(s.ts_ns); });
+    return out;
+  }
+
+  NameTable& names;
+  ClassMapping mapping = ClassMapping::defaults();
+  ClassCache classes{mapping, names};
+  BatchCoverage coverage;
+  TimelineStore timeline{1'000'000, 1000};
+  TrainingProgress progress;
+  DeviceLaneCounters gpu;
+  EventWalk walk;
+  SourceTracker src;
+};
+
+TEST(EventWalk, CompleteRegionsAddTheirMetricClassesAndTimelineEntries) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.complete("compute", "forward", 100, 50)
+      .complete("POSIX", "read", 120, 10, 7)
+      .complete("pipeline", "stage", 10, 5);
+  rig.apply(b.take(200));
+  EXPECT_EQ(rig.take(),
+            (Bps{{100, kComputeBit}, {120, kComputeBit | kIoBit}, {130, kComputeBit}, {150, 0}}));
+  EXPECT_EQ(rig.timeline.region_count(), 3u);
+  EXPECT_EQ(rig.src.counters.late_events, 0u);
+}
+
+TEST(EventWalk, LateEventsCountAndOnlyTheirPartFromTheLowerBoundIsUsed) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.complete("compute", "forward", 100, 50).mark("note", 105, 1).mark("note", 115, 2);
+  rig.apply(b.take(200), WalkBounds{110, 0});
+  EXPECT_EQ(rig.take(), (Bps{{110, kComputeBit}, {150, 0}}));
+  EXPECT_EQ(rig.src.counters.late_events, 2u);       // the region and the first mark
+  EXPECT_EQ(std::get<0>(rig.regions().at(0)), 100);  // the timeline keeps it as sent
+  ASSERT_EQ(rig.timeline.marks().size(), 1u);
+  EXPECT_EQ(rig.timeline.marks()[0].value, 2);
+
+  // Before the rank's start nothing counts, but nothing is late either.
+  b.complete("compute", "forward", 300, 50);
+  rig.apply(b.take(400), WalkBounds{110, 320});
+  EXPECT_EQ(rig.take(), (Bps{{320, kComputeBit}, {350, 0}}));
+  EXPECT_EQ(rig.src.counters.late_events, 2u);
+}
+
+TEST(EventWalk, RegionsAreCutAtTheBatchsSentAt) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.complete("compute", "forward", 100, 100).complete("compute", "forward", 300, 10);
+  rig.apply(b.take(140));
+  EXPECT_EQ(rig.take(), (Bps{{100, kComputeBit}, {140, 0}}));
+}
+
+TEST(EventWalk, BeginAndEndPairAcrossBatches) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.begin("compute", "forward", 100, 1);
+  rig.apply(b.take(150));
+  EXPECT_TRUE(rig.take().empty());
+  EXPECT_EQ(rig.src.open.size(), 1u);
+  b.end(200, 1);
+  rig.apply(b.take(250));
+  EXPECT_EQ(rig.take(), (Bps{{100, kComputeBit}, {200, 0}}));
+  EXPECT_TRUE(rig.src.open.empty());
+  EXPECT_EQ(
+      rig.regions(),
+      (std::vector<std::tuple<std::int64_t, std::int64_t, ClassMask>>{{100, 200, kComputeBit}}));
+}
+
+TEST(EventWalk, AnEndBeforeItsBeginWaitsForIt) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.end(200, 1);
+  rig.apply(b.take(250));
+  ASSERT_EQ(rig.src.open.size(), 1u);
+  EXPECT_TRUE(rig.src.open.find(region_key(100, 1))->orphan_end);
+  b.begin("compute", "forward", 100, 1);
+  rig.apply(b.take(260));
+  EXPECT_EQ(rig.take(), (Bps{{100, kComputeBit}, {200, 0}}));
+  EXPECT_TRUE(rig.src.open.empty());
+  EXPECT_EQ(rig.src.counters.unpaired_events, 0u);
+}
+
+TEST(EventWalk, ReusedKeysAndRegionsPastTheBoundAreUnpaired) {
+  NameTable names;
+  Rig rig(names, 2);
+  BatchBuilder b(names, "job", 0, 100);
+  b.begin("compute", "a", 100, 1).begin("compute", "b", 110, 1);
+  rig.apply(b.take(200));
+  EXPECT_EQ(rig.src.counters.unpaired_events, 1u);
+  ASSERT_EQ(rig.src.open.size(), 1u);
+  EXPECT_EQ(rig.src.open.find(region_key(100, 1))->begin_ns, 110);
+  b.begin("compute", "c", 120, 2).begin("compute", "d", 130, 3).end(140, 9);
+  rig.apply(b.take(200));
+  EXPECT_EQ(rig.src.counters.unpaired_events, 3u);
+  EXPECT_EQ(rig.src.open.size(), 2u);
+}
+
+TEST(EventWalk, RegionsClosedByEndsReachTheTimelineAfterTheCompleteOnes) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.begin("compute", "forward", 100, 1);
+  rig.apply(b.take(120));
+  b.end(150, 1).complete("POSIX", "read", 160, 10);
+  rig.apply(b.take(200));
+  EXPECT_EQ(rig.regions(), (std::vector<std::tuple<std::int64_t, std::int64_t, ClassMask>>{
+                               {160, 170, kIoBit}, {100, 150, kComputeBit}}));
+}
+
+TEST(EventWalk, MarksAndCountersGoToTheProgressAndTheDeviceLanes) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.mark("step", 100, 7)
+      .mark("epoch.start", 100, 2)
+      .counter("batch_size", 100, 32)
+      .counter("nvml.power_watts", 100, 250, wire::device_lane(0, wire::kDeviceWideStream))
+      .counter("nvml.power_watts", 100, 250);  // not on a lane
+  rig.apply(b.take(200));
+  EXPECT_EQ(rig.progress.step(), 7);
+  EXPECT_EQ(rig.progress.epoch(), 2);
+  EXPECT_TRUE(rig.progress.has_batch_size());
+  EXPECT_EQ(rig.steps(), (std::vector<std::int64_t>{100}));
+  EXPECT_EQ(rig.gpu.snapshot({0}, 200).devices.size(), 1u);
+  EXPECT_EQ(rig.timeline.marks().size(), 2u);
+}
+
+TEST(EventWalk, MainThreadFetchEndsOnTimeAreSteps) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.complete("loader", "fetch.iter", 100, 10)
+      .complete("loader", "fetch.iter", 120, 10, 9)  // another thread
+      .complete("loader", "fetch.iter", 40, 10)      // ends before the horizon
+      .begin("loader", "fetch.iter", 130, 1)
+      .end(145, 1);
+  rig.apply(b.take(200), WalkBounds{60, 0});
+  EXPECT_EQ(rig.steps(), (std::vector<std::int64_t>{110, 145}));
+  EXPECT_EQ(rig.take(), (Bps{{100, kFetchBits}, {110, 0}, {120, kFetchBits}, {145, 0}}));
+}
+
+// The same batch walked plainly and with a PreparedBatch (regions ready or
+// not) leaves the same coverage, timeline, counters and progress.
+TEST(EventWalk, PreparedBatchesGiveTheSameResultsAsPlainOnes) {
+  for (const std::int64_t sent_at : {500, 180}) {  // 180: a region ends later, not ready
+    NameTable names;
+    BatchBuilder b(names, "job", 0, 100);
+    b.complete("compute", "forward", 100, 50)
+        .complete("POSIX", "read", 40, 30, 7)
+        .complete("loader", "fetch.iter", 150, 40)
+        .begin("comm", "allreduce", 120, 1)
+        .end(170, 1)
+        .end(175, 2)
+        .mark("step", 160, 3)
+        .counter("batch_size", 90, 16);
+    const DecodedBatch batch = b.take(sent_at);
+
+    Rig plain(names);
+    plain.apply(batch, WalkBounds{60, 0});
+    Rig prepared_rig(names);
+    const ClassMapping mapping = ClassMapping::defaults();
+    BatchPreparer preparer(mapping, names, nullptr);
+    PreparedBatch prepared;
+    preparer.prepare(batch, prepared);
+    ASSERT_TRUE(prepared.matches(batch.events.size()));
+    EXPECT_EQ(prepared.regions_ready(), sent_at == 500);
+    prepared_rig.apply(batch, WalkBounds{60, 0}, &prepared);
+
+    EXPECT_EQ(plain.take(), prepared_rig.take()) << sent_at;
+    EXPECT_EQ(plain.regions(), prepared_rig.regions()) << sent_at;
+    EXPECT_EQ(plain.steps(), prepared_rig.steps()) << sent_at;
+    EXPECT_EQ(plain.src.counters.late_events, 1u) << sent_at;
+    EXPECT_EQ(prepared_rig.src.counters.late_events, 1u) << sent_at;
+    EXPECT_EQ(plain.src.open.size(), 1u) << sent_at;  // the orphan End
+    EXPECT_EQ(prepared_rig.src.open.size(), 1u) << sent_at;
+    EXPECT_TRUE(prepared_rig.progress.has_batch_size()) << sent_at;
+  }
+}
+
+TEST(EventWalk, AFinalBatchEndsOpenRegionsAtItsSentAt) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.begin("compute", "forward", 100, 1).end(50, 2);
+  rig.apply(b.take(150));
+  EXPECT_TRUE(rig.take().empty());
+  rig.walk.end_open_regions(rig.src, 0, 300, WalkBounds{120, 0});
+  EXPECT_EQ(rig.take(), (Bps{{120, kComputeBit}, {300, 0}}));
+  EXPECT_EQ(rig.src.counters.unpaired_events, 2u);  // the Begin and the orphan End
+  EXPECT_TRUE(rig.src.open.empty());
+  EXPECT_EQ(
+      rig.regions(),
+      (std::vector<std::tuple<std::int64_t, std::int64_t, ClassMask>>{{100, 300, kComputeBit}}));
+}
+
+}  // namespace
+}  // namespace stallwatch::collector::detail
