@@ -44,17 +44,26 @@ void expect_metrics_endpoint_shows(const DaemonProcess& daemon, const std::strin
   const std::vector<PromSample> samples = scrape_metrics(daemon);
   ASSERT_FALSE(samples.empty());
   const std::map<std::string, std::string> rank{{"job_id", job}, {"rank", "0"}};
-  auto window = rank;
-  window["window"] = "2s";
-  const auto stall = find_sample(samples, "stallwatch_data_stall_ratio", window);
-  ASSERT_TRUE(stall.has_value());
-  EXPECT_NEAR(*stall, 0.6, 0.15);
-  const auto idle = find_sample(samples, "stallwatch_device_idle_ratio", window);
-  ASSERT_TRUE(idle.has_value());
-  EXPECT_NEAR(*idle, 0.6, 0.15);
-  const auto events = find_sample(samples, "stallwatch_events_received_total", rank);
-  ASSERT_TRUE(events.has_value());
-  EXPECT_GT(*events, 0);
+  // The rank's counters over its finalized time: the schedule's stall share.
+  const auto wall = find_sample(samples, "stallwatch_wall_seconds_total", rank);
+  const auto stall = find_sample(samples, "stallwatch_data_stall_seconds_total", rank);
+  const auto busy = find_sample(samples, "stallwatch_device_busy_seconds_total", rank);
+  ASSERT_TRUE(wall && stall && busy);
+  ASSERT_GT(*wall, 1.0);
+  EXPECT_NEAR(*stall / *wall, 0.6, 0.15);
+  EXPECT_NEAR(1 - *busy / *wall, 0.6, 0.15);
+  const auto steps = find_sample(samples, "stallwatch_steps_total", rank);
+  ASSERT_TRUE(steps.has_value());
+  EXPECT_GT(*steps, 0);
+  // The job's aggregate over the verdict window (2s), as the API shows it.
+  const std::map<std::string, std::string> mean{
+      {"job_id", job}, {"window", "2s"}, {"aggregate", "mean"}};
+  const auto job_stall = find_sample(samples, "stallwatch_job_data_stall_ratio", mean);
+  ASSERT_TRUE(job_stall.has_value());
+  EXPECT_NEAR(*job_stall, 0.6, 0.15);
+  auto info = rank;
+  info["state"] = "active";
+  EXPECT_EQ(find_sample(samples, "stallwatch_rank_info", info), 1.0);
 }
 
 void expect_stream_delivers_ticks(const DaemonProcess& daemon, const std::string& job) {

@@ -72,6 +72,7 @@ void ScriptedRank::run() {
   std::int64_t cursor = unix_now_ns() / kSlotNs * kSlotNs;
   batch.source.start_ns = cursor;
   std::int64_t step = 0;
+  int permille = stall_permille_;
   while (!stop_) {
     const std::int64_t now = unix_now_ns();
     if (now < cursor + kSlotNs) {
@@ -80,7 +81,11 @@ void ScriptedRank::run() {
     }
     batch.events.clear();
     while (cursor + kSlotNs <= now) {  // catches up whole slots after a stall of this thread
-      const std::int64_t fetch = kSlotNs * stall_permille_ / 1000;
+      if (stall_permille_ != permille) {
+        permille = stall_permille_;
+        share_changed_at_ns_ = cursor;
+      }
+      const std::int64_t fetch = kSlotNs * permille / 1000;
       if (fetch > 0) {
         batch.events.push_back(
             Event{cursor, fetch, 0, 0, tid, fetch_cat, fetch_name, EventKind::kComplete, 0});

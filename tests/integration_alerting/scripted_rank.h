@@ -31,6 +31,9 @@ class ScriptedRank {
 
   // Unix ns at which the first batch was sent (0 before).
   std::int64_t first_sent_ns() const { return first_sent_ns_; }
+  // Agent time (Unix ns) of the first slot with a share other than the one
+  // before it, once set_stall_share() changed it; 0 before.
+  std::int64_t share_changed_at_ns() const { return share_changed_at_ns_; }
   std::int64_t batches_sent() const { return batches_sent_; }
 
  private:
@@ -42,6 +45,7 @@ class ScriptedRank {
   std::atomic<int> stall_permille_;
   std::atomic<bool> stop_{false};
   std::atomic<std::int64_t> first_sent_ns_{0};
+  std::atomic<std::int64_t> share_changed_at_ns_{0};
   std::atomic<std::int64_t> batches_sent_{0};
   std::thread thread_;
 };

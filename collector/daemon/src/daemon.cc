@@ -25,6 +25,7 @@ ServeConfig serve_config(const DaemonConfig& c) {
   s.bearer_token = c.http_token;
   s.timeline_max_seconds = c.engine.timeline_ns / kNsPerSecond;
   s.series_max_seconds = c.engine.history_ns / kNsPerSecond;
+  s.prometheus = c.prometheus;
   s.static_files = [](std::string_view path) -> std::optional<StaticFile> {
     const WebAsset* asset = find_web_asset(path);
     if (asset == nullptr) return std::nullopt;

@@ -161,6 +161,82 @@ std::string apply_journal(const toml::value& t, DaemonConfig& c) {
   return {};
 }
 
+// A window name as the API spells it: a duration, or "total" (0).
+std::optional<std::int64_t> parse_window(std::string_view name) {
+  if (name == "total") return 0;
+  const auto ns = parse_duration(name);
+  if (!ns || *ns <= 0) return std::nullopt;
+  return ns;
+}
+
+std::string window_list(const TomlFields& s, std::string_view key, std::vector<std::int64_t>& out) {
+  std::vector<std::string> names;
+  if (auto err = s.string_list(key, names); !err.empty()) return err;
+  out.clear();
+  for (const auto& n : names) {
+    const auto ns = parse_window(n);
+    if (!ns) return s.error(key, "'" + n + "' is not a window like \"60s\" or \"total\"");
+    if (std::find(out.begin(), out.end(), *ns) == out.end()) out.push_back(*ns);
+  }
+  return {};
+}
+
+std::string apply_prometheus(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "prometheus", {});
+  if (auto err = s.allow_only({"per_rank_windows", "step_window", "job_windows", "rank_activity",
+                               "step_histogram", "step_histogram_buckets"});
+      !err.empty()) {
+    return err;
+  }
+  PrometheusConfig& p = c.prometheus;
+  if (s.has("per_rank_windows")) {
+    if (auto err = window_list(s, "per_rank_windows", p.per_rank_windows_ns); !err.empty()) {
+      return err;
+    }
+  }
+  if (s.has("job_windows")) {
+    if (auto err = window_list(s, "job_windows", p.job_windows_ns); !err.empty()) return err;
+    if (p.job_windows_ns.empty()) return s.error("job_windows", "needs at least one window");
+  }
+  if (s.has("step_window")) {
+    std::string name;
+    if (auto err = s.string("step_window", name); !err.empty()) return err;
+    p.step_window_ns = parse_window(name);
+    if (!p.step_window_ns) {
+      return s.error("step_window", "'" + name + "' is not a window like \"60s\" or \"total\"");
+    }
+  }
+  if (s.has("rank_activity")) {
+    if (auto err = s.boolean("rank_activity", p.rank_activity); !err.empty()) return err;
+  }
+  bool histogram = false;
+  if (s.has("step_histogram")) {
+    if (auto err = s.boolean("step_histogram", histogram); !err.empty()) return err;
+  }
+  std::vector<std::int64_t> buckets = default_step_histogram_buckets();
+  if (s.has("step_histogram_buckets")) {
+    std::vector<std::string> names;
+    if (auto err = s.string_list("step_histogram_buckets", names); !err.empty()) return err;
+    if (names.empty()) return s.error("step_histogram_buckets", "needs at least one bucket");
+    buckets.clear();
+    for (const auto& n : names) {
+      const auto ns = parse_duration(n);
+      if (!ns || *ns <= 0 || (!buckets.empty() && *ns <= buckets.back())) {
+        return s.error("step_histogram_buckets",
+                       "'" + n + "' is not a duration longer than the bucket before it");
+      }
+      buckets.push_back(*ns);
+    }
+    if (buckets.size() > 64) return s.error("step_histogram_buckets", "at most 64 buckets");
+  }
+  if (histogram) {
+    c.engine.step_histogram_bounds_ns = std::move(buckets);
+  } else {
+    c.engine.step_histogram_bounds_ns.clear();
+  }
+  return {};
+}
+
 std::string apply_alerts(const toml::value& t, DaemonConfig& c) {
   return apply_alerts_toml(t, {}, c.alerts);
 }
@@ -188,6 +264,16 @@ DaemonConfig default_daemon_config() {
   DaemonConfig c;
   c.ingest_endpoints = {"tcp://127.0.0.1:5557", default_ipc_endpoint()};
   return c;
+}
+
+const std::vector<std::int64_t>& default_step_histogram_buckets() {
+  static const std::vector<std::int64_t> kBuckets = [] {
+    std::vector<std::int64_t> out;
+    for (std::int64_t ms : {10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000})
+      out.push_back(ms * 1'000'000);
+    return out;
+  }();
+  return kBuckets;
 }
 
 std::string format_window(std::int64_t ns) {
@@ -233,8 +319,8 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   }
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
   TomlFields top(root, "", file_name);
-  if (auto err = top.allow_only(
-          {"ingest", "http", "engine", "verdict", "classes", "journal", "log", "alerts"});
+  if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "classes", "journal", "log",
+                                 "alerts", "prometheus"});
       !err.empty()) {
     return err;
   }
@@ -243,10 +329,11 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
     const char* name;
     Apply apply;
   };
-  for (auto [name, apply] : {Section{"ingest", apply_ingest}, Section{"http", apply_http},
-                             Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
-                             Section{"journal", apply_journal}, Section{"log", apply_log},
-                             Section{"alerts", apply_alerts}}) {
+  for (auto [name, apply] :
+       {Section{"ingest", apply_ingest}, Section{"http", apply_http},
+        Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
+        Section{"journal", apply_journal}, Section{"log", apply_log},
+        Section{"alerts", apply_alerts}, Section{"prometheus", apply_prometheus}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
     if (!section.is_table()) return top.error(name, "must be a table");
@@ -279,6 +366,32 @@ std::string load_config_file(const std::string& path, DaemonConfig& config) {
   return apply_toml(text.str(), path, config);
 }
 
+namespace {
+
+// Every window [prometheus] names must be one the engine keeps.
+std::string validate_prometheus(const DaemonConfig& config) {
+  const auto& windows = config.engine.windows_ns;
+  const auto check = [&](std::string_view key, std::int64_t w) -> std::string {
+    if (w == 0 || std::find(windows.begin(), windows.end(), w) != windows.end()) return {};
+    std::string kept;
+    for (std::int64_t k : windows)
+      kept += "\"" + format_window(k) + "\", ";
+    return "prometheus." + std::string(key) + ": window \"" + format_window(w) +
+           "\" is not kept by the engine (one of " + kept + "\"total\")";
+  };
+  const PrometheusConfig& p = config.prometheus;
+  for (std::int64_t w : p.per_rank_windows_ns) {
+    if (auto err = check("per_rank_windows", w); !err.empty()) return err;
+  }
+  for (std::int64_t w : p.job_windows_ns) {
+    if (auto err = check("job_windows", w); !err.empty()) return err;
+  }
+  if (p.step_window_ns) return check("step_window", *p.step_window_ns);
+  return {};
+}
+
+}  // namespace
+
 std::string validate(const DaemonConfig& config) {
   if (config.ingest_endpoints.empty()) return "ingest: no endpoint to listen on";
   for (const auto& e : config.ingest_endpoints) {
@@ -293,7 +406,7 @@ std::string validate(const DaemonConfig& config) {
   if (auto err = collector::validate(config.alerts, config.engine.windows_ns); !err.empty()) {
     return err;
   }
-  return {};
+  return validate_prometheus(config);
 }
 
 }  // namespace stallwatch::collector

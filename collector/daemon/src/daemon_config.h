@@ -15,6 +15,7 @@
 #include "alerts/alerts_config.h"
 #include "config/duration.h"
 #include "engine/engine_config.h"
+#include "serve/prometheus_config.h"
 
 namespace stallwatch::collector {
 
@@ -31,6 +32,9 @@ struct DaemonConfig {
   std::string log_level = "info";
   EngineConfig engine;
   AlertsConfig alerts;
+  // [prometheus]: what /metrics adds to its defaults (the step histogram's
+  // buckets live in engine.step_histogram_bounds_ns: the engine counts them).
+  PrometheusConfig prometheus;
   std::optional<std::string> config_path;  // where the file came from, if any
 };
 
@@ -39,6 +43,9 @@ DaemonConfig default_daemon_config();
 
 // Inverse for display: "10s", "1m30s" -> "90s" style; whole seconds as "<n>s".
 std::string format_window(std::int64_t ns);
+// The step-time histogram buckets `[prometheus] step_histogram = true` uses
+// unless step_histogram_buckets says otherwise: 10 ms to 60 s.
+const std::vector<std::int64_t>& default_step_histogram_buckets();
 // Parses "host:port" (port 0..65535; "[::1]:8787" for IPv6).
 bool parse_host_port(std::string_view text, std::string& host, std::uint16_t& port);
 

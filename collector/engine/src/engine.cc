@@ -158,6 +158,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   snap->windows_ns = m.windows_ns;
   snap->verdict_window_ns = m.config.verdict_window_ns;
   snap->verdict_window_index = m.verdict_index;
+  snap->step_histogram_bounds_ns = m.config.step_histogram_bounds_ns;
   std::uint64_t sources = 0;
   std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes();
   for (auto& [key, tracker] : m.ranks) {

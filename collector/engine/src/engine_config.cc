@@ -12,6 +12,7 @@ namespace {
 // Bounds that keep per-rank memory sane whatever the configuration says.
 constexpr std::int64_t kMaxHistoryCells = 1'000'000;
 constexpr std::int64_t kMaxPendingCells = 100'000;
+constexpr std::size_t kMaxStepHistogramBounds = 64;
 
 std::string positive(std::string_view field, std::int64_t value) {
   if (value > 0) return {};
@@ -77,6 +78,17 @@ std::string validate(const EngineConfig& c) {
   if (c.max_sources_per_rank > 65535) {
     return "max_sources_per_rank must be at most 65535, got " +
            std::to_string(c.max_sources_per_rank);
+  }
+  if (c.step_histogram_bounds_ns.size() > kMaxStepHistogramBounds) {
+    return "step_histogram_bounds_ns has more than " + std::to_string(kMaxStepHistogramBounds) +
+           " bounds";
+  }
+  for (std::size_t i = 0; i < c.step_histogram_bounds_ns.size(); ++i) {
+    const std::int64_t b = c.step_histogram_bounds_ns[i];
+    if (b <= 0 || (i > 0 && b <= c.step_histogram_bounds_ns[i - 1])) {
+      return "step_histogram_bounds_ns must be positive and ascending, got " + std::to_string(b) +
+             " at [" + std::to_string(i) + "]";
+    }
   }
   if (c.step_mark.empty()) return "step_mark must not be empty";
   for (auto [field, value] :

@@ -45,6 +45,8 @@ RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_inde
   for (const auto& w : windows)
     r.windows.push_back(window_metrics(w, t, pending));
   r.verdict = r.windows[std::min(verdict_index, r.windows.size() - 1)].verdict;
+  r.finalized = finalized_.describe(windows_.totals().sums(), sources_.start_ns(),
+                                    windows_.horizon_ns(), windows_.step_buckets());
   if (!gpu_.empty()) {
     std::vector<std::int64_t> cells;
     cells.reserve(windows.size());

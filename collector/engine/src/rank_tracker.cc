@@ -92,6 +92,7 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
   const std::int64_t horizon = horizon_for(sources_.watermark_ns());
   if (windows_.horizon_ns() == kNoTime || horizon > windows_.horizon_ns()) {
     windows_.finalize_to(horizon, sources_.all(), progress_.steps());
+    finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
     // An End whose Begin has not come by the time the horizon passes it
     // never pairs.
     sources_.expire_orphan_ends(horizon);

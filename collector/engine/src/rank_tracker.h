@@ -17,6 +17,7 @@
 #include "engine/snapshot.h"
 #include "engine/timeline_store.h"
 #include "event_walk.h"
+#include "finalized_counters.h"
 #include "rank_sources.h"
 #include "training_progress.h"
 #include "window_finalizer.h"
@@ -38,7 +39,9 @@ struct SpecialNames {
 //   - TrainingProgress: steps, the current step and epoch;
 //   - DeviceLaneCounters: NVML samples;
 //   - WindowFinalizer: the exact window sums, split at the finalized
-//     horizon.
+//     horizon;
+//   - FinalizedCounters: the cumulative sums over the finalized time that
+//     Prometheus counters are made of.
 // The horizon is the rank's watermark minus the lateness, rounded down to
 // the resolution grid; what arrives with a time before it is late (counted,
 // and only its part from the horizon on is used). Consequences, by design:
@@ -119,6 +122,7 @@ class RankTracker {
   DeviceLaneCounters gpu_;
   EventWalk walk_;  // writes to timeline_, progress_, gpu_ and batch_
   WindowFinalizer windows_;
+  FinalizedCounters finalized_;
 };
 
 }  // namespace stallwatch::collector::detail

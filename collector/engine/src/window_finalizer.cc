@@ -12,7 +12,9 @@ WindowFinalizer::WindowFinalizer(const EngineConfig& config)
       coverage_(config.resolution_ns),
       history_(static_cast<std::size_t>((config.history_ns + config.resolution_ns - 1) /
                                         config.resolution_ns),
-               config.max_steps_kept) {
+               config.max_steps_kept),
+      step_bounds_(config.step_histogram_bounds_ns),
+      step_buckets_(step_bounds_.size(), 0) {
   for (std::int64_t w : config.windows_ns)
     windows_.emplace_back(w / res_, res_);
   windows_.emplace_back(0, res_);
@@ -102,6 +104,11 @@ void WindowFinalizer::push_cell(std::int64_t k, const CellData& c) {
 }
 
 void WindowFinalizer::push_step(const StepTracker::Step& s) {
+  if (!step_bounds_.empty()) {
+    const auto bucket = std::lower_bound(step_bounds_.begin(), step_bounds_.end(), s.duration_ns);
+    if (bucket != step_bounds_.end())
+      ++step_buckets_[static_cast<std::size_t>(bucket - step_bounds_.begin())];
+  }
   const StepRecord rec{s.ts_ns, s.duration_ns};
   const std::uint64_t evicted_seq = history_.first_step();
   auto evicted = history_.steps.push_back(rec);
@@ -169,7 +176,9 @@ PendingCells WindowFinalizer::pending_cells(std::int64_t t_ns,
 }
 
 std::size_t WindowFinalizer::bytes() const {
-  std::size_t n = coverage_.bytes() + history_.cells.bytes() + history_.steps.bytes();
+  std::size_t n = coverage_.bytes() + history_.cells.bytes() + history_.steps.bytes() +
+                  step_bounds_.capacity() * sizeof(std::int64_t) +
+                  step_buckets_.capacity() * sizeof(std::uint64_t);
   for (const auto& w : windows_)
     n += sizeof(w) + w.durations().bytes();
   n += overlay_.bytes() + scratch_hists_.capacity() * sizeof(MaskHistogram);

@@ -79,6 +79,9 @@ class WindowFinalizer {
   // The configured windows, then the totals.
   const std::vector<WindowAccumulator>& windows() const { return windows_; }
   const WindowAccumulator& totals() const { return windows_.back(); }
+  // Finalized step durations per bucket of EngineConfig::step_histogram_bounds_ns
+  // (at most bound i and above bound i - 1; longer ones are not kept here).
+  const std::vector<std::uint64_t>& step_buckets() const { return step_buckets_; }
 
   // Heap memory held.
   std::size_t bytes() const;
@@ -93,6 +96,8 @@ class WindowFinalizer {
   PendingCoverage coverage_;
   FinalizedHistory history_;
   std::vector<WindowAccumulator> windows_;
+  std::vector<std::int64_t> step_bounds_;
+  std::vector<std::uint64_t> step_buckets_;
   mutable OpenOverlay overlay_;
   mutable std::vector<MaskHistogram> scratch_hists_;
 };

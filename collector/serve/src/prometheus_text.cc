@@ -1,215 +1,19 @@
 #include "serve/prometheus_text.h"
 
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <string_view>
 #include <vector>
 
-#include "engine/metric_fields.h"
-#include "serve/snapshot_json.h"
-#include "text_escape.h"
+#include "exposition.h"
+#include "prometheus_rank_families.h"
 
 namespace stallwatch::collector {
 namespace {
 
-constexpr std::array kVerdicts{Verdict::kIdle, Verdict::kDataStarved, Verdict::kIoBound,
-                               Verdict::kHostBound, Verdict::kWellOverlapped};
-constexpr std::array kRankStates{RankState::kActive, RankState::kSilent, RankState::kFinished};
 constexpr std::array<std::string_view, 3> kAlertStates{"pending", "firing", "resolved"};
-
-// Appends families and samples; label sets are passed pre-escaped.
-class Exposition {
- public:
-  explicit Exposition(std::string& out) : out_(out) {}
-
-  void family(std::string_view name, std::string_view type, std::string_view help) {
-    out_.append("# HELP ").append(name).push_back(' ');
-    append_help_escaped(out_, help);
-    out_.append("\n# TYPE ").append(name).push_back(' ');
-    out_.append(type).push_back('\n');
-  }
-
-  // `labels` is `a="x",b="y"` (may be empty); `extra` one more label or empty.
-  void sample(std::string_view name, std::string_view labels, std::string_view extra,
-              double value) {
-    out_.append(name);
-    if (!labels.empty() || !extra.empty()) {
-      out_.push_back('{');
-      out_.append(labels);
-      if (!labels.empty() && !extra.empty()) out_.push_back(',');
-      out_.append(extra);
-      out_.push_back('}');
-    }
-    out_.push_back(' ');
-    append_value(value);
-    out_.push_back('\n');
-  }
-
-  void sample(std::string_view name, std::string_view labels, double value) {
-    sample(name, labels, {}, value);
-  }
-
- private:
-  void append_value(double v) {
-    if (std::isnan(v)) {
-      out_.append("NaN");
-    } else if (std::isinf(v)) {
-      out_.append(v > 0 ? "+Inf" : "-Inf");
-    } else {
-      char buf[32];
-      const auto r = std::to_chars(buf, buf + sizeof buf, v);
-      out_.append(buf, r.ptr);
-    }
-  }
-
-  std::string& out_;
-};
-
-void append_label(std::string& out, std::string_view name, std::string_view value) {
-  if (!out.empty()) out.push_back(',');
-  out.append(name).append("=\"");
-  append_label_escaped(out, value);
-  out.push_back('"');
-}
-
-std::string label(std::string_view name, std::string_view value) {
-  std::string out;
-  append_label(out, name, value);
-  return out;
-}
 
 double as_double(std::uint64_t v) {
   return static_cast<double>(v);
-}
-
-// Pre-escaped label sets for every rank and every (rank, window).
-struct RankLabels {
-  const RankSnapshot* rank;
-  std::string labels;                // job_id, rank
-  std::vector<std::string> windows;  // job_id, rank, window; parallel to rank->windows
-};
-
-std::vector<RankLabels> rank_labels(const Snapshot& snap) {
-  std::vector<RankLabels> out;
-  for (const JobSnapshot& job : snap.jobs) {
-    for (const RankSnapshot& rank : job.ranks) {
-      RankLabels r{&rank, {}, {}};
-      append_label(r.labels, "job_id", job.job);
-      append_label(r.labels, "rank", std::to_string(rank.rank));
-      r.windows.reserve(rank.windows.size());
-      for (const WindowMetrics& m : rank.windows) {
-        std::string l = r.labels;
-        append_label(l, "window", window_name(m.window_ns));
-        r.windows.push_back(std::move(l));
-      }
-      out.push_back(std::move(r));
-    }
-  }
-  return out;
-}
-
-// NVML's latest sample per rank and device (absent until sampled).
-void write_gpu_families(Exposition& e, const std::vector<RankLabels>& ranks) {
-  static constexpr std::array<std::string_view, kGpuCounterCount> kHelp{
-      "NVML GPU utilization, latest 1 Hz sample: percent of the sample period in which some "
-      "kernel ran (a cross-check beside device_idle_ratio, not device-busy time).",
-      "NVML SM clock, latest sample.",
-      "NVML device memory used by every process on the device, latest sample.",
-      "NVML power draw, latest sample.",
-  };
-  std::string name;
-  for (std::size_t c = 0; c < kGpuCounterCount; ++c) {
-    name.assign("stallwatch_gpu_").append(to_string(static_cast<GpuCounter>(c)));
-    e.family(name, "gauge", kHelp[c]);
-    for (const RankLabels& r : ranks) {
-      for (const GpuDeviceCounters& d : r.rank->gpu_counters.devices) {
-        if (!d.counters[c].sampled()) continue;
-        e.sample(name, r.labels, label("device", std::to_string(d.device)), d.counters[c].latest);
-      }
-    }
-  }
-}
-
-void write_rank_families(Exposition& e, const std::vector<RankLabels>& ranks) {
-  std::string name;
-  for (const MetricField& field : metric_fields()) {
-    name.assign("stallwatch_").append(field.name());
-    e.family(name, "gauge", field.help());
-    for (const RankLabels& r : ranks) {
-      for (std::size_t i = 0; i < r.windows.size(); ++i) {
-        e.sample(name, r.windows[i], field.get(r.rank->windows[i]));
-      }
-    }
-  }
-
-  e.family("stallwatch_verdict", "gauge",
-           "1 for the rank's verdict in the window (data-starved, io-bound, host-bound, "
-           "well-overlapped, idle), else 0.");
-  std::vector<std::string> verdict_labels;
-  for (Verdict v : kVerdicts)
-    verdict_labels.push_back(label("verdict", to_string(v)));
-  for (const RankLabels& r : ranks) {
-    for (std::size_t i = 0; i < r.windows.size(); ++i) {
-      for (std::size_t k = 0; k < kVerdicts.size(); ++k) {
-        e.sample("stallwatch_verdict", r.windows[i], verdict_labels[k],
-                 r.rank->windows[i].verdict == kVerdicts[k] ? 1 : 0);
-      }
-    }
-  }
-
-  e.family("stallwatch_rank_state", "gauge",
-           "1 for the rank's state (active, silent, finished), else 0.");
-  std::vector<std::string> state_labels;
-  for (RankState s : kRankStates)
-    state_labels.push_back(label("state", to_string(s)));
-  for (const RankLabels& r : ranks) {
-    for (std::size_t k = 0; k < kRankStates.size(); ++k) {
-      e.sample("stallwatch_rank_state", r.labels, state_labels[k],
-               r.rank->state == kRankStates[k] ? 1 : 0);
-    }
-  }
-
-  e.family("stallwatch_rank_info", "gauge",
-           "Always 1; device_source says where device-busy time comes from.");
-  for (const RankLabels& r : ranks) {
-    e.sample("stallwatch_rank_info", r.labels,
-             label("device_source", to_string(r.rank->device_source)), 1);
-  }
-  e.family("stallwatch_rank_epoch", "gauge", "Latest epoch started by the rank (-1 before any).");
-  for (const RankLabels& r : ranks)
-    e.sample("stallwatch_rank_epoch", r.labels, static_cast<double>(r.rank->epoch));
-  e.family("stallwatch_rank_step", "gauge", "Latest step reported by the rank (-1 before any).");
-  for (const RankLabels& r : ranks)
-    e.sample("stallwatch_rank_step", r.labels, static_cast<double>(r.rank->step));
-
-  write_gpu_families(e, ranks);
-
-  struct CounterFamily {
-    std::string_view name;
-    std::string_view help;
-    std::uint64_t Counters::*member;
-  };
-  static constexpr std::array kCounters{
-      CounterFamily{"stallwatch_events_received_total", "Events received from the rank.",
-                    &Counters::events_received},
-      CounterFamily{"stallwatch_batches_received_total", "Batches received from the rank.",
-                    &Counters::batches_received},
-      CounterFamily{"stallwatch_agent_dropped_total", "Events the rank's agents had to drop.",
-                    &Counters::agent_dropped},
-      CounterFamily{"stallwatch_lost_batches_total", "Batches lost in transit (sequence gaps).",
-                    &Counters::lost_batches},
-      CounterFamily{"stallwatch_late_events_total",
-                    "Events that arrived after their time was final.", &Counters::late_events},
-      CounterFamily{"stallwatch_unpaired_events_total",
-                    "Region ends without a begin, and begins never ended.",
-                    &Counters::unpaired_events},
-  };
-  for (const CounterFamily& c : kCounters) {
-    e.family(c.name, "counter", c.help);
-    for (const RankLabels& r : ranks)
-      e.sample(c.name, r.labels, as_double(r.rank->counters.*c.member));
-  }
 }
 
 void write_daemon_families(Exposition& e, const PublishedState& state, const ServeStats& serve) {
@@ -359,13 +163,19 @@ void write_alert_sink_families(Exposition& e, const std::vector<SinkStats>& sink
 
 }  // namespace
 
-std::string prometheus_text(const PublishedState& state, const ServeStats& serve) {
+std::string prometheus_text(const PublishedState& state, const ServeStats& serve,
+                            const PrometheusConfig& config) {
+  const Snapshot* snap = state.snapshot.get();
+  std::size_t ranks = 0;
+  if (snap != nullptr) {
+    for (const JobSnapshot& job : snap->jobs)
+      ranks += job.ranks.size();
+  }
   std::string out;
-  std::vector<RankLabels> ranks;
-  if (state.snapshot) ranks = rank_labels(*state.snapshot);
-  out.reserve(16384 + ranks.size() * 8192);
+  out.reserve(32768 + ranks * (2048 + config.per_rank_windows_ns.size() * 2048));
   Exposition e(out);
-  write_rank_families(e, ranks);
+  write_rank_families(e, snap, config);
+  write_job_families(e, snap, config);
   write_daemon_families(e, state, serve);
   write_alert_family(e, state.alerts);
   write_alert_sink_families(e, state.status.alert_sinks);

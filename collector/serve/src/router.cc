@@ -212,7 +212,7 @@ HttpResponse Router::series(std::string_view job_segment, std::string_view query
 HttpResponse Router::metrics() const {
   HttpResponse r;
   r.content_type = kPrometheusContentType;
-  r.body = prometheus_text(*backend_.current(), counters_.load());
+  r.body = prometheus_text(*backend_.current(), counters_.load(), config_.prometheus);
   return r;
 }
 

@@ -152,6 +152,12 @@ void Oracle::ingest(const DecodedBatch& b) {
     paint_live(from, next, live);
     if (static_cast<std::int64_t>(final_.size()) < index(next)) final_.resize(index(next), 0);
     std::copy(live.begin(), live.end(), final_.begin() + index(from));
+    const bool real = real_device();
+    for (const std::uint8_t m : live) {
+      const std::uint8_t busy = real ? kD : kC;
+      final_device_ns_ += (m & busy) ? 1000 : 0;
+      final_stall_ns_ += (m & kF) && !(m & busy) ? 1000 : 0;
+    }
   }
   horizon_ = next;
   for (auto& s : sources_) {
@@ -185,12 +191,11 @@ void Oracle::paint_live(std::int64_t from, std::int64_t to, std::vector<std::uin
 std::vector<WindowMetrics> Oracle::windows() const {
   bool finished = !sources_.empty();
   std::int64_t end = kNone;
-  bool real_device = false;
   for (const auto& s : sources_) {
     finished = finished && s.finished;
     end = std::max({end, s.final_at, s.wm});
-    real_device |= s.device == DeviceSource::kCupti || s.device == DeviceSource::kCudaEvents;
   }
+  const bool real = real_device();
   const std::int64_t res = config_.resolution_ns;
   const std::int64_t t = finished ? -floor_to(-end, res) : floor_to(wm_, res);
 
@@ -204,13 +209,7 @@ std::vector<WindowMetrics> Oracle::windows() const {
     mask.insert(mask.end(), live.begin(), live.end());
   }
 
-  std::vector<std::pair<std::int64_t, bool>> steps = steps_;
-  std::stable_sort(steps.begin(), steps.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::erase_if(steps, [&](const auto& s) { return s.second && s.first >= first_mark_; });
-  std::vector<std::pair<std::int64_t, double>> sizes = sizes_;
-  std::stable_sort(sizes.begin(), sizes.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const std::vector<std::pair<std::int64_t, bool>> steps = counted_steps();
 
   // Time per class combination over each window, from one backward pass:
   // windows are suffixes of [start, t).
@@ -263,8 +262,8 @@ std::vector<WindowMetrics> Oracle::windows() const {
     m.unoverlapped_io_seconds = sec(n[7]);
     m.unoverlapped_compute_seconds = sec(n[8]);
     m.unoverlapped_all_io_seconds = sec(n[9]);
-    const std::int64_t device = real_device ? n[5] : n[0];
-    const std::int64_t stall = real_device ? n[10] : n[11];
+    const std::int64_t device = real ? n[5] : n[0];
+    const std::int64_t stall = real ? n[10] : n[11];
     m.device_busy_seconds = sec(device);
     m.data_stall_seconds = sec(stall);
     m.overlap_ratio = n[1] > 0 ? 1.0 - static_cast<double>(n[6]) / static_cast<double>(n[1]) : kNaN;
@@ -281,11 +280,7 @@ std::vector<WindowMetrics> Oracle::windows() const {
       if (ts < step_lo || ts >= t) continue;
       ++count;
       if (s > 0) durations.push_back(ts - steps[s - 1].first);
-      double size = 0;
-      for (const auto& [at, v] : sizes) {
-        if (at <= ts) size = v;
-      }
-      samples += size;
+      samples += batch_size_at(ts);
     }
     m.steps = count;
     m.step_seconds_p50 = percentile(durations, 0.5);
@@ -310,6 +305,76 @@ std::vector<WindowMetrics> Oracle::windows() const {
     out.push_back(m);
   }
   return out;
+}
+
+bool Oracle::real_device() const {
+  for (const auto& s : sources_) {
+    if (s.device == DeviceSource::kCupti || s.device == DeviceSource::kCudaEvents) return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::int64_t, bool>> Oracle::counted_steps() const {
+  std::vector<std::pair<std::int64_t, bool>> steps = steps_;
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::erase_if(steps, [&](const auto& s) { return s.second && s.first >= first_mark_; });
+  return steps;
+}
+
+double Oracle::batch_size_at(std::int64_t ts) const {
+  std::vector<std::pair<std::int64_t, double>> sizes = sizes_;
+  std::stable_sort(sizes.begin(), sizes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  double size = 0;
+  for (const auto& [at, v] : sizes) {
+    if (at <= ts) size = v;
+  }
+  return size;
+}
+
+FinalizedTotals Oracle::finalized() const {
+  FinalizedTotals f;
+  const std::int64_t h = horizon_ == kNone ? start_ : std::max(horizon_, start_);
+  f.horizon_ns = h;
+  f.wall_ns = h - start_;
+  std::int64_t n[12] = {};
+  for (std::int64_t u = 0; u < index(h); ++u) {
+    const std::uint8_t mm = final_[static_cast<std::size_t>(u)];
+    const bool c = mm & kC, d = mm & kD, fe = mm & kF, a = mm & kA, i = mm & kI, k = mm & kM;
+    const bool q[12] = {
+        c, a, i, fe, k, d, a && !c, i && !c, c && !a && !i, (a || i) && !c, fe && !d, fe && !c};
+    for (int j = 0; j < 12; ++j)
+      n[j] += q[j] ? 1000 : 0;
+  }
+  f.compute_ns = n[0];
+  f.app_io_ns = n[1];
+  f.io_ns = n[2];
+  f.fetch_ns = n[3];
+  f.comm_ns = n[4];
+  f.unoverlapped_app_io_ns = n[6];
+  f.unoverlapped_io_ns = n[7];
+  f.unoverlapped_compute_ns = n[8];
+  f.unoverlapped_all_io_ns = n[9];
+  f.device_busy_ns = final_device_ns_;
+  f.data_stall_ns = final_stall_ns_;
+
+  const auto& bounds = config_.step_histogram_bounds_ns;
+  f.step_buckets.assign(bounds.size(), 0);
+  const auto steps = counted_steps();
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const std::int64_t ts = steps[s].first;
+    if (horizon_ == kNone || ts >= horizon_) break;
+    ++f.steps;
+    f.samples += batch_size_at(ts);
+    if (s == 0) continue;
+    const std::int64_t duration = ts - steps[s - 1].first;
+    ++f.step_durations;
+    f.step_duration_sum_ns += duration;
+    for (std::size_t b = 0; b < bounds.size(); ++b)
+      f.step_buckets[b] += duration <= bounds[b] ? 1 : 0;
+  }
+  return f;
 }
 
 }  // namespace stallwatch::collector::testing

@@ -26,6 +26,10 @@ class Oracle {
   void ingest(const DecodedBatch& b);
   // The windows (configured, then totals) the engine should report now.
   std::vector<WindowMetrics> windows() const;
+  // The cumulative sums over the finalized time [start, horizon) the engine
+  // should report now, device busy and data stall counted with the device
+  // signal in force at each horizon move.
+  FinalizedTotals finalized() const;
   std::uint64_t late_events() const { return late_; }
   std::uint64_t unpaired_events() const { return unpaired_; }
 
@@ -58,6 +62,11 @@ class Oracle {
   void fetch_step(bool main, std::uint8_t mask, std::int64_t end, bool on_time);
   // The live mask of [from, to) (microsecond indices from start_) painted into `out`.
   void paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const;
+  bool real_device() const;
+  // steps_ in time order, without the fallback steps the first mark rules out.
+  std::vector<std::pair<std::int64_t, bool>> counted_steps() const;
+  // The batch size in force at `ts` (0 before any).
+  double batch_size_at(std::int64_t ts) const;
   std::int64_t index(std::int64_t t) const { return (t - start_) / 1000; }
 
   EngineConfig config_;
@@ -66,7 +75,9 @@ class Oracle {
   std::int64_t start_ = 0;
   std::int64_t wm_ = kNone;
   std::int64_t horizon_ = kNone;
-  std::vector<std::uint8_t> final_;  // per microsecond from start_, valid below horizon_
+  std::vector<std::uint8_t> final_;   // per microsecond from start_, valid below horizon_
+  std::int64_t final_device_ns_ = 0;  // device busy over final_, as counted at each horizon move
+  std::int64_t final_stall_ns_ = 0;
   std::vector<Interval> closed_;
   std::vector<Source> sources_;
   std::vector<std::pair<std::int64_t, bool>> steps_;    // (ts, fallback) in arrival order

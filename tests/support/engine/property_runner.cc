@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -22,6 +23,7 @@ EngineConfig property_config() {
   c.windows_ns = {ms(3), ms(10), ms(30)};  // 3 ms: shorter than the lateness, all pending
   c.max_steps_kept = 1 << 20;
   c.timeline_max_regions = 64;
+  c.step_histogram_bounds_ns = {us(500), ms(1), ms(2), ms(4)};
   return c;
 }
 
@@ -44,6 +46,62 @@ std::string diff(const WindowMetrics& e, const WindowMetrics& o) {
   return out.str();
 }
 
+// The fields of FinalizedTotals, by name, as doubles (all exact integers but
+// samples, a sum of integers).
+std::vector<std::pair<std::string, double>> counter_fields(const FinalizedTotals& f) {
+  std::vector<std::pair<std::string, double>> out{
+      {"horizon_ns", static_cast<double>(f.horizon_ns)},
+      {"wall_ns", static_cast<double>(f.wall_ns)},
+      {"compute_ns", static_cast<double>(f.compute_ns)},
+      {"app_io_ns", static_cast<double>(f.app_io_ns)},
+      {"io_ns", static_cast<double>(f.io_ns)},
+      {"fetch_ns", static_cast<double>(f.fetch_ns)},
+      {"comm_ns", static_cast<double>(f.comm_ns)},
+      {"unoverlapped_app_io_ns", static_cast<double>(f.unoverlapped_app_io_ns)},
+      {"unoverlapped_io_ns", static_cast<double>(f.unoverlapped_io_ns)},
+      {"unoverlapped_compute_ns", static_cast<double>(f.unoverlapped_compute_ns)},
+      {"unoverlapped_all_io_ns", static_cast<double>(f.unoverlapped_all_io_ns)},
+      {"device_busy_ns", static_cast<double>(f.device_busy_ns)},
+      {"data_stall_ns", static_cast<double>(f.data_stall_ns)},
+      {"steps", static_cast<double>(f.steps)},
+      {"samples", f.samples},
+      {"step_durations", static_cast<double>(f.step_durations)},
+      {"step_duration_sum_ns", static_cast<double>(f.step_duration_sum_ns)},
+  };
+  for (std::size_t b = 0; b < f.step_buckets.size(); ++b)
+    out.emplace_back("step_buckets[" + std::to_string(b) + "]",
+                     static_cast<double>(f.step_buckets[b]));
+  return out;
+}
+
+// The counters must equal the oracle's sums over [start, horizon) exactly,
+// and none may be below its value at the previous tick. Returns a
+// description of the first violation, or "".
+std::string check_counters(const FinalizedTotals& engine, const FinalizedTotals& oracle,
+                           const FinalizedTotals* previous) {
+  const auto e = counter_fields(engine);
+  const auto o = counter_fields(oracle);
+  if (e.size() != o.size())
+    return "step_buckets: engine has " + std::to_string(e.size()) + " fields, oracle " +
+           std::to_string(o.size());
+  std::ostringstream out;
+  for (std::size_t i = 0; i < e.size() && out.tellp() == 0; ++i) {
+    if (e[i].second != o[i].second) {
+      out << "counter " << e[i].first << ": engine " << e[i].second << " oracle " << o[i].second;
+    }
+  }
+  if (previous != nullptr) {
+    const auto p = counter_fields(*previous);
+    for (std::size_t i = 0; i < e.size() && out.tellp() == 0; ++i) {
+      if (e[i].second < p[i].second) {
+        out << "counter " << e[i].first << " went back from " << p[i].second << " to "
+            << e[i].second;
+      }
+    }
+  }
+  return out.str();
+}
+
 // Runs one scenario through the engine and the oracle; false on the first difference.
 bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& path,
               PropertyTotals& totals, std::int64_t history_ns) {
@@ -55,6 +113,7 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
   const Scenario sc = make_scenario(seed, options, names);
   path.start(engine, names);
   std::size_t next_tick = 0;
+  std::optional<FinalizedTotals> previous;
   for (std::size_t i = 0; i < sc.deliveries.size(); ++i) {
     const DecodedBatch& b = sc.deliveries[i];
     ++totals.deliveries;
@@ -84,11 +143,20 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
                     << r->counters.unpaired_events << "/" << oracle.unpaired_events();
       return false;
     }
+    if (const std::string d =
+            check_counters(r->finalized, oracle.finalized(), previous ? &*previous : nullptr);
+        !d.empty()) {
+      ADD_FAILURE() << "seed " << seed << ", after delivery " << i << ": " << d;
+      return false;
+    }
+    if (previous && r->finalized.data_stall_ns > previous->data_stall_ns) ++totals.stall_increases;
+    previous = r->finalized;
     ++totals.ticks;
     if (next_tick == sc.ticks_after.size()) {
       totals.late += r->counters.late_events;
       totals.unpaired += r->counters.unpaired_events;
       totals.steps += r->windows.back().steps;
+      totals.finalized_steps += r->finalized.steps;
     }
   }
   return true;
@@ -166,12 +234,14 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
     paths += (paths.empty() ? "" : ", ") + std::to_string(n) + " " + name;
   std::printf(
       "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
-      "%llu steps\n",
+      "%llu steps (%llu finalized), data stall counter grew at %zu ticks\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
-      static_cast<unsigned long long>(totals.steps));
+      static_cast<unsigned long long>(totals.steps),
+      static_cast<unsigned long long>(totals.finalized_steps), totals.stall_increases);
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
+  EXPECT_GT(totals.stall_increases, static_cast<std::size_t>(count));
   return totals;
 }
 

@@ -3,7 +3,9 @@
 // The engine's property tests, shared by every path a batch can take into the
 // engine: random scenarios (scenario.h) are delivered one batch at a time
 // through a DeliveryPath, and after every few deliveries every window metric
-// of the engine must equal the brute-force oracle's (oracle.h). Seeds are
+// of the engine must equal the brute-force oracle's (oracle.h), and so must
+// every cumulative counter over the finalized time (RankSnapshot::finalized),
+// which must also never be below its value at the previous tick. Seeds are
 // fixed and printed on failure. tests/unit/engine runs the engine's own paths;
 // tests/unit/ingest the daemon's (each batch through the wire).
 
@@ -51,6 +53,8 @@ struct PropertyTotals {
   std::uint64_t late = 0;
   std::uint64_t unpaired = 0;
   std::uint64_t steps = 0;
+  std::uint64_t finalized_steps = 0;  // in the counters at each case's last tick
+  std::size_t stall_increases = 0;    // ticks at which the data stall counter grew
 };
 
 // Runs `kind`'s cases (count x `scale`, x STALLWATCH_PROPERTY_SCALE from the

@@ -153,6 +153,73 @@ TEST(ApplyToml, ClassRuleErrorsNameTheKey) {
   EXPECT_NE(preset.find("nope"), std::string::npos) << preset;
 }
 
+TEST(ApplyToml, PrometheusSectionAddsWindowsActivityAndTheHistogram) {
+  DaemonConfig c = default_daemon_config();
+  EXPECT_TRUE(c.prometheus.per_rank_windows_ns.empty());
+  EXPECT_FALSE(c.prometheus.step_window_ns.has_value());
+  EXPECT_TRUE(c.prometheus.job_windows_ns.empty());
+  EXPECT_FALSE(c.prometheus.rank_activity);
+  EXPECT_TRUE(c.engine.step_histogram_bounds_ns.empty());
+  const char* text = R"(
+[prometheus]
+per_rank_windows = ["10s", "total", "10s"]
+step_window = "300s"
+job_windows = ["60s", "total"]
+rank_activity = true
+step_histogram = true
+step_histogram_buckets = ["100ms", "1s", "1.5s"]
+)";
+  ASSERT_EQ(apply_toml(text, "p.toml", c), "");
+  EXPECT_EQ(c.prometheus.per_rank_windows_ns, (std::vector<std::int64_t>{10 * kNsPerSecond, 0}));
+  EXPECT_EQ(c.prometheus.step_window_ns, 300 * kNsPerSecond);
+  EXPECT_EQ(c.prometheus.job_windows_ns, (std::vector<std::int64_t>{60 * kNsPerSecond, 0}));
+  EXPECT_TRUE(c.prometheus.rank_activity);
+  EXPECT_EQ(c.engine.step_histogram_bounds_ns,
+            (std::vector<std::int64_t>{100'000'000, 1'000'000'000, 1'500'000'000}));
+  EXPECT_EQ(validate(c), "");
+
+  DaemonConfig d = default_daemon_config();
+  ASSERT_EQ(apply_toml("[prometheus]\nstep_histogram = true\n", "p.toml", d), "");
+  EXPECT_EQ(d.engine.step_histogram_bounds_ns, default_step_histogram_buckets());
+  EXPECT_EQ(validate(d), "");
+}
+
+TEST(ApplyToml, PrometheusErrorsNameTheKey) {
+  struct Case {
+    const char* toml;
+    const char* expect;
+  };
+  for (const Case& k :
+       {Case{"[prometheus]\nper_rank_windows = [\"soon\"]\n",
+             "p.toml:2: prometheus.per_rank_windows"},
+        Case{"[prometheus]\nstep_window = \"-1s\"\n", "prometheus.step_window"},
+        Case{"[prometheus]\njob_windows = []\n", "prometheus.job_windows"},
+        Case{"[prometheus]\nrank_activity = \"yes\"\n", "prometheus.rank_activity"},
+        Case{"[prometheus]\nstep_histogram_buckets = [\"1s\", \"500ms\"]\n",
+             "prometheus.step_histogram_buckets"},
+        Case{"[prometheus]\nper_rank_window = []\n", "prometheus.per_rank_window"}}) {
+    DaemonConfig c = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "p.toml", c);
+    EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
+  }
+}
+
+TEST(Validate, PrometheusWindowsMustBeKeptByTheEngine) {
+  DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[prometheus]\nper_rank_windows = [\"20s\"]\n", "p.toml", c), "");
+  const std::string err = validate(c);
+  EXPECT_NE(err.find("prometheus.per_rank_windows: window \"20s\" is not kept"), std::string::npos)
+      << err;
+  c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[engine]\nwindows = [\"20s\"]\n[prometheus]\nstep_window = \"20s\"\n"
+                       "job_windows = [\"20s\", \"total\"]\n",
+                       "p.toml", c),
+            "");
+  EXPECT_EQ(validate(c), "");
+  c.prometheus.step_window_ns = 60 * kNsPerSecond;
+  EXPECT_NE(validate(c).find("prometheus.step_window"), std::string::npos);
+}
+
 TEST(Validate, CatchesCrossFieldProblems) {
   DaemonConfig c = default_daemon_config();
   c.ingest_endpoints = {"udp://x"};

@@ -28,6 +28,13 @@ TEST(EngineConfig, ErrorsNameTheField) {
       {[](EngineConfig& c) { c.max_ranks = 0; }, "max_ranks"},
       {[](EngineConfig& c) { c.max_sources_per_rank = 70000; }, "max_sources_per_rank"},
       {[](EngineConfig& c) { c.step_mark.clear(); }, "step_mark"},
+      {[](EngineConfig& c) {
+         c.step_histogram_bounds_ns = {2, 1};
+       },
+       "step_histogram_bounds_ns"},
+      {[](EngineConfig& c) { c.step_histogram_bounds_ns = {0}; }, "step_histogram_bounds_ns"},
+      {[](EngineConfig& c) { c.step_histogram_bounds_ns.assign(65, 1); },
+       "step_histogram_bounds_ns"},
       {[](EngineConfig& c) { c.verdict.data_stall_ratio = 1.5; }, "verdict.data_stall_ratio"},
   };
   for (const auto& k : cases) {

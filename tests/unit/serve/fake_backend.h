@@ -12,7 +12,8 @@ namespace stallwatch::collector::testing {
 
 // A known snapshot: windows 10s/60s/300s/total; job "demo-slow" with ranks 0
 // and 1 (rank 0: data_stall_ratio 0.61 over 60s, overlap_ratio NaN, NVML
-// counters of devices 0 and 1), and job
+// counters of devices 0 and 1; finalized counters: 398 s of wall, 0.61 of it
+// data stall; rank 1: 397.123456789 s of wall), and job
 // kOddJob (one rank, an id that needs escaping everywhere). `extra_ranks`
 // adds ranks 2.. to demo-slow, for size tests.
 std::shared_ptr<Snapshot> make_snapshot(std::uint64_t tick, int extra_ranks = 0);

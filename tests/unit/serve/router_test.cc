@@ -248,7 +248,16 @@ TEST_F(RouterTest, MetricsIsPrometheusText) {
   const HttpResponse r = get("/metrics");
   EXPECT_EQ(r.status, 200u);
   EXPECT_EQ(r.content_type, "text/plain; version=0.0.4; charset=utf-8");
-  EXPECT_NE(r.body.find("stallwatch_data_stall_ratio{"), std::string::npos);
+  EXPECT_NE(r.body.find("stallwatch_data_stall_seconds_total{"), std::string::npos);
+}
+
+TEST_F(RouterTest, MetricsFollowTheConfiguredPrometheusExport) {
+  EXPECT_EQ(get("/metrics").body.find("stallwatch_data_stall_ratio{"), std::string::npos);
+  config_.prometheus.per_rank_windows_ns = {10 * kS};
+  const HttpResponse r = get("/metrics");
+  EXPECT_NE(
+      r.body.find(R"(stallwatch_data_stall_ratio{job_id="demo-slow",rank="0",window="10s"} 0.61)"),
+      std::string::npos);
 }
 
 TEST_F(RouterTest, UnknownPathsMethodsAndTargets) {

@@ -47,6 +47,9 @@ struct EngineConfig {
   std::size_t max_sources_per_rank = 1024;  // at most 65535
   std::size_t max_open_regions_per_source = 4096;
   std::size_t max_steps_kept = 8192;  // per rank, for step-time percentiles
+  // Upper bounds of a per-rank histogram of finalized step durations
+  // (FinalizedTotals::step_buckets), ascending; empty: none is kept.
+  std::vector<std::int64_t> step_histogram_bounds_ns;
 
   // MARK names that count a step (value = step index) and an epoch.
   std::string step_mark = "step";

@@ -133,6 +133,38 @@ struct GpuCounters {
   std::uint64_t ignored_samples = 0;       // on devices past the per-rank limit
 };
 
+// Cumulative sums over a rank's finalized time [start, horizon) (the
+// horizon is the watermark minus the lateness, on the resolution grid): what
+// its Prometheus counters are made of. Time before the horizon never changes
+// again, so every field only grows while the rank is tracked (a rank
+// forgotten and seen again starts from zero); they lag the live windows by
+// the lateness. Device busy and data stall count each stretch of time with
+// the rank's device signal in force when that stretch was finalized (compute
+// stands in before a device signal arrives), so a signal that appears later
+// never takes back what was counted.
+struct FinalizedTotals {
+  std::int64_t horizon_ns = 0;  // end of the finalized time (the start while nothing is final)
+  std::int64_t wall_ns = 0;     // horizon - start
+  std::int64_t compute_ns = 0;
+  std::int64_t app_io_ns = 0;
+  std::int64_t io_ns = 0;
+  std::int64_t fetch_ns = 0;
+  std::int64_t comm_ns = 0;
+  std::int64_t unoverlapped_app_io_ns = 0;
+  std::int64_t unoverlapped_io_ns = 0;
+  std::int64_t unoverlapped_compute_ns = 0;
+  std::int64_t unoverlapped_all_io_ns = 0;
+  std::int64_t device_busy_ns = 0;
+  std::int64_t data_stall_ns = 0;
+  std::uint64_t steps = 0;
+  double samples = 0;                     // batch size in force at each step, summed
+  std::uint64_t step_durations = 0;       // steps that have a previous step
+  std::int64_t step_duration_sum_ns = 0;  // their durations, summed
+  // Steps with a duration at most Snapshot::step_histogram_bounds_ns[i]
+  // (cumulative, as Prometheus' `le` buckets); empty without a histogram.
+  std::vector<std::uint64_t> step_buckets;
+};
+
 struct RankSnapshot {
   std::string job;
   std::int32_t rank = 0;
@@ -149,6 +181,7 @@ struct RankSnapshot {
   Counters counters;
   std::vector<ProcessSnapshot> processes;
   GpuCounters gpu_counters;
+  FinalizedTotals finalized;
 };
 
 // Mean and max over a job's ranks for one window, plus the straggler.
@@ -188,8 +221,10 @@ struct Snapshot {
   std::vector<std::int64_t> windows_ns;  // configured windows, then 0 (= total)
   std::int64_t verdict_window_ns = 0;    // EngineConfig::verdict_window_ns (0 = total)
   std::size_t verdict_window_index = 0;  // its index in windows_ns
-  std::vector<JobSnapshot> jobs;         // sorted by job id
-  Counters counters;                     // over all jobs
+  // Upper bounds of the step-time histogram buckets (EngineConfig), ascending.
+  std::vector<std::int64_t> step_histogram_bounds_ns;
+  std::vector<JobSnapshot> jobs;  // sorted by job id
+  Counters counters;              // over all jobs
   EngineStats stats;
 
   const JobSnapshot* find_job(std::string_view job) const;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "serve/prometheus_config.h"
+
 namespace stallwatch::collector {
 
 // One static asset of the web dashboard. The views must stay valid for the
@@ -44,6 +46,8 @@ struct ServeConfig {
   // history_ns); larger requests are clamped.
   std::int64_t timeline_max_seconds = 60;
   std::int64_t series_max_seconds = 3600;
+  // What /metrics exports beyond its defaults.
+  PrometheusConfig prometheus;
   // Serves `GET /` and the page's assets; may be empty (then 404).
   StaticFiles static_files;
 };
