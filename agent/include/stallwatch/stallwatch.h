@@ -234,6 +234,21 @@ SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) SW_NOEXCEPT;
 SW_API int sw_complete_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, int64_t start_ns,
                           int64_t dur_ns) SW_NOEXCEPT;
 
+/* Opens a region on `lane` that started at `start_ns` (sw_now_ns() clock),
+ * e.g. ("gpu", "forward") once the device reached a span's start: the
+ * collector counts an open region up to the newest time it has heard of, so
+ * device work longer than its lateness counts in full, unlike a COMPLETE sent
+ * when it ends. Close it with sw_region_end_on, from any thread; the END
+ * carries the lane. 0 when `lane` is not a device lane or the agent is
+ * disabled; like sw_region_begin, a token whose BEGIN was dropped counts one
+ * more drop when ended. */
+SW_API sw_region_t sw_region_begin_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
+                                      int64_t start_ns) SW_NOEXCEPT;
+
+/* Closes a lane region at `end_ns` (sw_now_ns() clock; not before its start).
+ * SW_DISABLED for 0, SW_ERR_INVALID_ARGUMENT for a token of another kind. */
+SW_API int sw_region_end_on(sw_region_t region, int64_t end_ns) SW_NOEXCEPT;
+
 /* Records a counter sample now on `lane` (e.g. a GPU's utilization on its
  * device-wide lane). SW_ERR_INVALID_ARGUMENT (not counted) for a non-lane. */
 SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,

@@ -264,6 +264,29 @@ static PyObject* native_complete_on(PyObject* module, PyObject* const* args, Py_
   return PyLong_FromLong(sw_complete_on((sw_lane_t)lane, cat, name, start_ns, dur_ns));
 }
 
+static PyObject* native_region_begin_on(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("region_begin_on", nargs, 4, 4)) return NULL;
+  unsigned long lane = PyLong_AsUnsignedLong(args[0]);
+  if (lane == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+  if (!as_name(args[1], &cat) || !as_name(args[2], &name)) return NULL;
+  long long start_ns = PyLong_AsLongLong(args[3]);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromUnsignedLongLong(sw_region_begin_on((sw_lane_t)lane, cat, name, start_ns));
+}
+
+static PyObject* native_region_end_on(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("region_end_on", nargs, 2, 2)) return NULL;
+  unsigned long long token = PyLong_AsUnsignedLongLong(args[0]);
+  if (token == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  long long end_ns = PyLong_AsLongLong(args[1]);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_region_end_on((sw_region_t)token, end_ns));
+}
+
 static PyObject* native_gpu_start(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
   if (!arg_count_ok("gpu_start", nargs, 0, 1)) return NULL;
@@ -358,6 +381,10 @@ static PyMethodDef native_methods[] = {
     {"stats", native_stats, METH_NOARGS, "stats() -> dict: the agent's own counters."},
     {"device_lane", SW_FASTCALL(native_device_lane), METH_FASTCALL,
      "device_lane(device, stream) -> int: the lane (synthetic thread id) of a device stream."},
+    {"region_begin_on", SW_FASTCALL(native_region_begin_on), METH_FASTCALL,
+     "region_begin_on(lane, cat_id, name_id, start_ns) -> token: opens a region on a lane."},
+    {"region_end_on", SW_FASTCALL(native_region_end_on), METH_FASTCALL,
+     "region_end_on(token, end_ns) -> status: closes a lane region."},
     {"complete_on", SW_FASTCALL(native_complete_on), METH_FASTCALL,
      "complete_on(lane, cat_id, name_id, start_ns, dur_ns) -> status: device work on a lane."},
     {"gpu_start", SW_FASTCALL(native_gpu_start), METH_FASTCALL,

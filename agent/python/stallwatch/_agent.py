@@ -187,6 +187,20 @@ def complete_on(lane: int, cat_id: int, name_id_: int, start_ns: int, dur_ns: in
     return _native.complete_on(lane, cat_id, name_id_, start_ns, max(dur_ns, 0))
 
 
+def begin_on(lane: int, cat_id: int, name_id_: int, start_ns: int) -> int:
+    """Opens a region on a device lane that started at `start_ns`; its token (0: none)."""
+    if _native is None or not lane or not name_id_:
+        return 0
+    return _native.region_begin_on(lane, cat_id, name_id_, int(start_ns))
+
+
+def end_on(token: int, end_ns: int) -> int:
+    """Closes a lane region opened by :func:`begin_on` at `end_ns`; returns a status."""
+    if _native is None or not token:
+        return DISABLED
+    return _native.region_end_on(token, int(end_ns))
+
+
 def gpu_start(mode: Optional[str] = None) -> int:
     """Starts the GPU activity sources (sw_gpu_start): ``auto``, ``cupti``,
     ``cuda-events``, ``nvml``, ``none`` or a comma-separated preference list;
