@@ -296,23 +296,31 @@ SW_API int sw_gpu_start(const char* mode) SW_NOEXCEPT;
 SW_API int sw_gpu_stop(void) SW_NOEXCEPT;
 
 typedef struct sw_gpu_stats {
-  uint32_t size;              /* in: sizeof(sw_gpu_stats) of the caller's header;
-                                 out: bytes filled */
-  uint32_t device_source;     /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
-  uint32_t running;           /* 1 between a successful sw_gpu_start and sw_gpu_stop */
-  uint32_t nvml_devices;      /* devices NVML samples; 0 when NVML is off */
-  uint64_t activity_records;  /* CUPTI records turned into events */
-  uint64_t activity_dropped;  /* CUPTI records lost before becoming events (no free buffer,
-                                 unreadable); also reported on the wire as agent drops */
-  uint64_t activity_skipped;  /* records of other kinds or without timestamps, ignored */
-  uint64_t buffers_completed; /* activity buffers CUPTI handed back */
-  uint64_t buffers_refused;   /* buffer requests refused: the fixed pool was exhausted */
-  uint64_t clock_samples;     /* (CUPTI clock, agent clock) pairs taken */
-  uint64_t clock_resets;      /* CUPTI clock steps that restarted the mapping */
-  uint64_t nvml_samples;      /* NVML counter events recorded */
-  uint64_t nvml_errors;       /* NVML readings that failed */
-  uint32_t fell_back;         /* 1 when the last sw_gpu_start's first preference could not
-                                 start (and its one line on stderr said so) */
+  uint32_t size;                  /* in: sizeof(sw_gpu_stats) of the caller's header;
+                                     out: bytes filled */
+  uint32_t device_source;         /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
+  uint32_t running;               /* 1 between a successful sw_gpu_start and sw_gpu_stop */
+  uint32_t nvml_devices;          /* devices NVML samples; 0 when NVML is off */
+  uint64_t activity_records;      /* CUPTI records turned into events */
+  uint64_t activity_dropped;      /* device work CUPTI reported but that never became an event (no
+                                     free buffer, no timestamps); also reported on the wire as
+                                     agent drops */
+  uint64_t activity_skipped;      /* records of other kinds, ignored */
+  uint64_t buffers_completed;     /* activity buffers CUPTI handed back */
+  uint64_t buffers_refused;       /* buffer requests refused: the fixed pool was exhausted */
+  uint64_t clock_samples;         /* (CUPTI clock, agent clock) pairs taken */
+  uint64_t clock_resets;          /* CUPTI clock steps that restarted the mapping */
+  uint64_t nvml_samples;          /* NVML counter events recorded */
+  uint64_t nvml_errors;           /* NVML readings that failed */
+  uint32_t fell_back;             /* 1 when the last sw_gpu_start's first preference could not
+                                     start (and its one line on stderr said so) */
+  uint64_t activity_untimed;      /* device records that came without timestamps (lack of device
+                                     memory, or unfinished at a forced flush); in activity_dropped */
+  uint64_t forced_flushes;        /* forced CUPTI flushes because no buffer came back for 1 s */
+  uint64_t delivery_delay_ns;     /* the latest CUPTI buffer: its arrival minus the earliest end
+                                     of its records (the collector's lateness is 2 s) */
+  uint64_t delivery_delay_max_ns; /* the longest such delay since sw_gpu_start */
+  uint64_t records_per_buffer;    /* records CUPTI may put in a buffer now (paced) */
 } sw_gpu_stats;
 
 /* Fills `out` (set out->size first). Works in every state. */

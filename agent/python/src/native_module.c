@@ -333,6 +333,11 @@ static PyObject* native_gpu_stats(PyObject* module, PyObject* unused) {
            put_u64(dict, "nvml_samples", stats.nvml_samples) |
            put_u64(dict, "nvml_errors", stats.nvml_errors) |
            put_u64(dict, "fell_back", stats.fell_back) |
+           put_u64(dict, "activity_untimed", stats.activity_untimed) |
+           put_u64(dict, "forced_flushes", stats.forced_flushes) |
+           put_u64(dict, "delivery_delay_ns", stats.delivery_delay_ns) |
+           put_u64(dict, "delivery_delay_max_ns", stats.delivery_delay_max_ns) |
+           put_u64(dict, "records_per_buffer", stats.records_per_buffer) |
            put_obj(dict, "description",
                    PyUnicode_DecodeUTF8(description, (Py_ssize_t)strlen(description), "replace"));
   if (rc != 0) {
