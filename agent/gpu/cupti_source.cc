@@ -179,9 +179,11 @@ void CuptiSource::poll(std::int64_t now_ns) noexcept {
         set_status(lib_.path + ": " + lib_.reason);
         return;
       }
-      set_status(lib_.path + ": could not start once CUDA was initialized: " + why);
-      report_notice("GPU activity: cupti could not start once CUDA was initialized (%s)",
-                    why.c_str());
+      set_status(why + ", found once the program initialized CUDA");
+      report_notice(
+          "GPU activity from compute-proxy (cupti: %s, found once the program "
+          "initialized CUDA)",
+          why.c_str());
     } catch (...) {
     }
     state_.store(State::kIdle, std::memory_order_release);

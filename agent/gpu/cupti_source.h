@@ -87,7 +87,8 @@ class CuptiSource final : public GpuSource {
   // Which libcupti and why, and whether it waits for CUDA or failed late.
   std::string status() const;
   // Set once when arming after CUDA came up failed (the pump's caller then
-  // stops declaring cupti).
+  // stops declaring cupti; there is no falling back to another source then,
+  // only to compute regions).
   bool failed_late() const noexcept { return failed_late_.load(std::memory_order_acquire); }
 
   // Called (from CUPTI's thread) when half the pool waits in the queue, so

@@ -121,13 +121,6 @@ int GpuManager::start(const char* mode) noexcept {
     if (!reasons.empty()) description_ += " (" + reasons + ")";
     if (first_failed) report_notice("GPU activity from %s", description_.c_str());
 
-    if ((cupti_running_ || nvml_running_) && !start_pump()) {
-      if (cupti_running_) CuptiSource::instance().stop();
-      if (nvml_running_) NvmlSource::instance().stop();
-      cupti_running_ = nvml_running_ = false;
-      description_ = "none";
-      return SW_ERR_INTERNAL;
-    }
     const DeviceSource declared = wire_source(winner);
     if (declared != DeviceSource::kNone) {
       agent->set_device_source(declared);
@@ -136,6 +129,15 @@ int GpuManager::start(const char* mode) noexcept {
     }
     device_source_.store(static_cast<std::uint32_t>(declared), std::memory_order_relaxed);
     late_failure_seen_ = false;
+    if ((cupti_running_ || nvml_running_) && !start_pump()) {
+      if (cupti_running_) CuptiSource::instance().stop();
+      if (nvml_running_) NvmlSource::instance().stop();
+      cupti_running_ = nvml_running_ = false;
+      description_ = "none";
+      agent->restore_device_source();
+      device_source_.store(SW_DEVICE_SOURCE_NONE, std::memory_order_relaxed);
+      return SW_ERR_INTERNAL;
+    }
     owner_pid_ = getpid();
     running_ = true;
     return SW_OK;
@@ -172,7 +174,7 @@ void GpuManager::fill_stats(sw_gpu_stats& out) noexcept {
   {
     std::lock_guard lock(mutex_);
     out.running = running_ ? 1 : 0;
-    out.fell_back = fell_back_ ? 1 : 0;
+    out.fell_back = fell_back_ || (cupti_running_ && CuptiSource::instance().failed_late()) ? 1 : 0;
   }
   out.nvml_devices = nvml.devices();
   out.activity_records = cupti.records;
@@ -200,7 +202,12 @@ std::size_t GpuManager::describe(char* buffer, std::size_t size) noexcept {
     const std::size_t open = text.find("cupti [");
     const std::size_t close = open == std::string::npos ? open : text.find(']', open);
     if (open == 0 && close != std::string::npos) {
-      text.replace(open + 7, close - open - 7, CuptiSource::instance().status());
+      const CuptiSource& cupti = CuptiSource::instance();
+      if (cupti.failed_late()) {
+        text = "compute-proxy" + text.substr(close + 1) + " (cupti: " + cupti.status() + ")";
+      } else {
+        text.replace(open + 7, close - open - 7, cupti.status());
+      }
     }
   } catch (...) {
     text.clear();

@@ -40,8 +40,9 @@
  * problems); STALLWATCH_CLOCK=monotonic forces CLOCK_MONOTONIC instead of the
  * calibrated TSC clock ("tsc" forces the TSC when it is invariant).
  * STALLWATCH_GPU, STALLWATCH_CUPTI_PATH, STALLWATCH_NVML_PATH,
- * STALLWATCH_CUPTI_BUFFERS and STALLWATCH_CUPTI_BUFFER_KB configure the
- * device activity sources (sw_gpu_start).
+ * STALLWATCH_CUPTI_BUFFERS, STALLWATCH_CUPTI_BUFFER_KB and
+ * STALLWATCH_CUPTI_STOP_WAIT_MS configure the device activity sources
+ * (sw_gpu_start).
  *
  * Ownership: sw_config objects belong to the caller (sw_config_free). Strings
  * passed in are copied before the call returns. Strings returned
@@ -279,7 +280,11 @@ SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
  * it never fails the host. The declared device_source follows the winner:
  * cupti, cuda-events, nvml (NVML alone), or the configured one for none.
  * STALLWATCH_CUPTI_PATH / STALLWATCH_NVML_PATH name the library files to use
- * instead of searching for them.
+ * instead of searching for them. CUPTI is armed only once the program has
+ * initialized CUDA itself (the agent never initializes it: a parent that did
+ * cannot fork children that use CUDA); until then the description says it
+ * waits, and if arming then fails, one line says so and the declared source
+ * goes back to the configured one.
  *
  * Starts the agent lazily, as recording calls do. Returns SW_OK (the winner is
  * in sw_gpu_get_stats), SW_ERR_BAD_VALUE for an unknown mode,
@@ -287,12 +292,13 @@ SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
  * starting. Takes a lock and may wait a few milliseconds: not for hot paths. */
 SW_API int sw_gpu_start(const char* mode) SW_NOEXCEPT;
 
-/* Delivers the device records still buffered (a forced CUPTI flush) and
- * stops the sources. The declared device_source stays: the events already
- * sent came from that source (a later sw_gpu_start declares its own winner).
- * sw_stop() does it first; call it before exit() in C/C++ programs, since at process exit the
- * agent no longer calls into CUDA libraries (their own teardown may have run)
- * and loses the last ~100 ms of records. SW_ERR_NOT_STARTED when not running. */
+/* Lets the device finish the work CUPTI recorded (at most
+ * STALLWATCH_CUPTI_STOP_WAIT_MS, default 2000; no CUDA call), delivers the
+ * device records still buffered (a forced CUPTI flush) and stops the sources. The declared
+ * device_source stays: the events already sent came from that source (a later sw_gpu_start declares
+ * its own winner). sw_stop() does it first; call it before exit() in C/C++ programs, since at
+ * process exit the agent no longer calls into CUDA libraries (their own teardown may have run) and
+ * loses the last ~100 ms of records. SW_ERR_NOT_STARTED when not running. */
 SW_API int sw_gpu_stop(void) SW_NOEXCEPT;
 
 typedef struct sw_gpu_stats {

@@ -117,7 +117,12 @@ TEST(CuptiRules, CuptisThreadIsNeverKeptWaitingInTheBufferCallback) {
     ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
     ASSERT_TRUE(fake.open());
-    fake.add_kernels(5000, 0, 7, fake.now() - 20 * kMs, "burst");
+    // Launches in bursts over 100 ms, as a training step makes them: CUPTI's
+    // worker thread hands back the buffers that fill meanwhile.
+    for (int burst = 0; burst < 20; ++burst) {
+      fake.add_kernels(250, 0, 7, fake.now() - 20 * kMs, "burst");
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     const auto deadline = steady_clock::now() + std::chrono::seconds(10);
     while (fake.worker_deliveries() == 0 && steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -210,6 +215,38 @@ TEST(CuptiRules, StartedBeforeCudaItLeavesCudaToTheChildrenTheProgramForks) {
     EXPECT_EQ(describe().find("waiting"), std::string::npos) << describe();
     fake.add_kernel(0, 7, fake.now() - 2 * kMs, fake.now() - kMs, "after_init");
     ASSERT_TRUE(received_gpu_events(collector, 1));
+  });
+}
+
+TEST(CuptiRules, CuptiTakenAsFoundOnceCudaIsUpFallsBackWithOneLine) {
+  run_in_fresh_process([] {
+    setenv("FAKE_CUPTI_SUBSCRIBE_RESULT", "39", 1);
+    TestCollector collector;
+    start_with_fakes(collector, SW_FAKE_CUPTI, "/nonexistent/libnvidia-ml.so.1", false);
+    StderrCapture stderr_capture;
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
+    FakeCuda cuda;
+    ASSERT_TRUE(cuda.open());
+    ASSERT_EQ(cuda.init(0), 0);
+    const auto deadline = steady_clock::now() + std::chrono::seconds(5);
+    while (gpu_stats().fell_back == 0 && steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(gpu_stats().fell_back, 1u);
+    EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_NONE));
+    EXPECT_EQ(describe().rfind("compute-proxy", 0), 0u) << describe();
+    EXPECT_TRUE(collector.receive_until(
+        [](const auto& batches) {
+          return !batches.empty() && batches.back().device_source == SW_DEVICE_SOURCE_NONE;
+        },
+        kPatience))
+        << "the wire stops declaring cupti";
+    const std::vector<std::string> lines = stderr_capture.agent_lines();
+    ASSERT_EQ(lines.size(), 1u) << ::testing::PrintToString(lines);
+    EXPECT_NE(lines[0].find("GPU activity from compute-proxy (cupti: taken by another CUPTI"),
+              std::string::npos)
+        << lines[0];
   });
 }
 

@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent_test_util.h"
@@ -174,6 +175,41 @@ TEST(GpuSources, FallsBackToCudaEventsWhenTheCallerRecordsThem) {
     ASSERT_TRUE(received_gpu_events(collector, 1));
     EXPECT_EQ(events_in(collector.received(), "gpu", kComplete)[0].tid, lane);
     EXPECT_EQ(latest_device_source(collector), SW_DEVICE_SOURCE_CUDA_EVENTS);
+  });
+}
+
+TEST(GpuSources, LaneRegionsCarryTheCallersTimesOnTheLane) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    const sw_name_t gpu = sw_intern("gpu");
+    const sw_name_t forward = sw_intern("forward");
+    const sw_lane_t lane = sw_device_lane(1, 9);
+    const std::int64_t start = sw_now_ns() - 3000 * kMs;
+    EXPECT_EQ(sw_region_begin_on(static_cast<sw_lane_t>(getpid()), gpu, forward, start), 0u)
+        << "a real thread id is not a lane";
+    const sw_region_t region = sw_region_begin_on(lane, gpu, forward, start);
+    ASSERT_NE(region, 0u);
+    const sw_region_t other = sw_region_begin_on(lane, gpu, forward, start + kMs);
+    ASSERT_EQ(sw_region_end_on(other, start + 2 * kMs), SW_OK);
+    std::thread([&] { EXPECT_EQ(sw_region_end_on(region, start + 2500 * kMs), SW_OK); }).join();
+    EXPECT_EQ(sw_region_end_on(0, start), SW_DISABLED);
+    ASSERT_TRUE(collector.receive_until(
+        [&](const auto& batches) { return events_in(batches, "", 1).size() >= 2; }, kPatience));
+    const std::vector<ReceivedEvent> begins = events_in(collector.received(), "gpu", 0);
+    const std::vector<ReceivedEvent> ends = events_in(collector.received(), "", 1);
+    ASSERT_EQ(begins.size(), 2u);
+    ASSERT_EQ(ends.size(), 2u);
+    EXPECT_EQ(begins[0].tid, lane);
+    EXPECT_EQ(begins[0].ts_ns, start) << "the caller's time, not the time of the call";
+    EXPECT_NE(begins[0].region_id, begins[1].region_id);
+    std::map<std::uint32_t, std::int64_t> end_of;
+    for (const ReceivedEvent& e : ends) {
+      EXPECT_EQ(e.tid, lane) << "the END carries the lane, whichever thread closed it";
+      end_of[e.region_id] = e.ts_ns;
+    }
+    EXPECT_EQ(end_of[begins[0].region_id], start + 2500 * kMs);
+    EXPECT_EQ(end_of[begins[1].region_id], start + 2 * kMs);
   });
 }
 
