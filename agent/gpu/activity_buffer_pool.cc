@@ -52,6 +52,11 @@ std::size_t ActivityBufferPool::capacity() const noexcept {
   return all_.size();
 }
 
+std::size_t ActivityBufferPool::outstanding() const noexcept {
+  std::lock_guard lock(mutex_);
+  return all_.size() - free_.size();
+}
+
 std::size_t ActivityBufferPool::available() const noexcept {
   std::lock_guard lock(mutex_);
   return free_.size();

@@ -34,6 +34,12 @@ class ActivityBufferPool {
   std::size_t buffer_bytes() const noexcept { return bytes_; }
   std::size_t capacity() const noexcept;
   std::size_t available() const noexcept;
+  // Buffers handed out and not yet back.
+  std::size_t outstanding() const noexcept;
+  // fork(): the forking thread holds the pool's lock across fork, so that the
+  // child's copy is consistent (pthread_atfork handlers).
+  void lock_for_fork() noexcept { mutex_.lock(); }
+  void unlock_after_fork() noexcept { mutex_.unlock(); }
   std::uint64_t refused() const noexcept { return refused_.load(std::memory_order_relaxed); }
 
  private:

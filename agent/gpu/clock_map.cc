@@ -16,14 +16,18 @@ bool ClockMap::add_sample(std::int64_t source_ns, std::int64_t agent_ns) noexcep
     const Sample& newest = samples_[count_ - 1];
     const std::int64_t source_delta = source_ns - newest.source_ns;
     const std::int64_t agent_delta = agent_ns - newest.agent_ns;
-    const double allowed =
-        static_cast<double>(kStepNs) + kMaxSlopeError * std::fabs(static_cast<double>(agent_delta));
-    const bool stepped = std::fabs(static_cast<double>(agent_delta - source_delta)) > allowed;
-    if (stepped) {
-      samples_[0] = Sample{source_ns, agent_ns};
-      count_ = 1;
-      ++resets_;
-      return true;
+    // With one sample the rate is unknown (the other clock may count other
+    // units than nanoseconds): a later sample defines it.
+    if (count_ >= 2 || source_delta <= 0) {
+      const double predicted = static_cast<double>(source_delta) * history_slope();
+      const double allowed = static_cast<double>(kStepNs) +
+                             kMaxSlopeError * std::fabs(static_cast<double>(agent_delta));
+      if (std::fabs(static_cast<double>(agent_delta) - predicted) > allowed) {
+        samples_[0] = Sample{source_ns, agent_ns};
+        count_ = 1;
+        ++resets_;
+        return true;
+      }
     }
     if (source_delta <= 0) return false;
     if (count_ == kMaxSamples) {
@@ -41,6 +45,9 @@ double ClockMap::history_slope() const noexcept {
   const Sample& last = samples_[count_ - 1];
   const double slope = static_cast<double>(last.agent_ns - first.agent_ns) /
                        static_cast<double>(last.source_ns - first.source_ns);
+  // A nanosecond clock: its drift is bounded. Any other (a cycle counter a
+  // timestamp callback installed): its measured rate.
+  if (std::fabs(slope - 1.0) > kOtherUnitsSlope) return slope;
   return std::clamp(slope, 1.0 - kMaxSlopeError, 1.0 + kMaxSlopeError);
 }
 

@@ -13,13 +13,18 @@ namespace stallwatch::agent {
 // CUPTI version; registering a timestamp callback would change the clock of
 // every other CUPTI client in the process (a later torch.profiler session);
 // and CUPTI's default clock on Linux is CLOCK_REALTIME, which NTP may slew or
-// step, while the agent's is monotonic. Mapping: between two samples, linear
-// interpolation, so a steady drift or a slew costs nothing; beyond the newest
-// (or before the oldest) sample, extrapolation with the slope over the whole
-// history kept, bounded to 1 +- kMaxSlopeError. A sample that disagrees with
-// the newest by more than kStepNs (plus the bounded drift) means the other
-// clock was stepped: the mapping restarts from it (counted in resets()).
-// With no sample yet it maps with offset 0.
+// step, while the agent's is monotonic. The other way round, another client
+// may have registered its own callback: torch.profiler's Kineto installs the
+// CPU's cycle counter (ticks, not nanoseconds) for the rest of the process,
+// so the other clock's rate is measured, not assumed. Mapping: between two
+// samples, linear interpolation, so a steady drift or a slew costs nothing;
+// beyond the newest (or before the oldest) sample, extrapolation with the
+// slope over the whole history kept: bounded to 1 +- kMaxSlopeError for a
+// nanosecond clock (a slope within kOtherUnitsSlope of 1), as measured for
+// any other. A sample that disagrees with that extrapolation by more than
+// kStepNs (plus the bounded drift) means the other clock was stepped or
+// replaced: the mapping restarts from it (counted in resets()), and the next
+// sample gives its rate. With no sample yet it maps with offset 0.
 //
 // Keeps the newest kMaxSamples samples (at the CUPTI source's 100 ms cadence,
 // about 6 s). A plain value: not thread-safe; the CUPTI source keeps one
@@ -29,6 +34,7 @@ class ClockMap {
   static constexpr std::size_t kMaxSamples = 64;
   static constexpr std::int64_t kStepNs = 1'000'000;
   static constexpr double kMaxSlopeError = 1e-3;
+  static constexpr double kOtherUnitsSlope = 0.05;
 
   // Adds a pair; false (and ignored) when `source_ns` is not after the newest
   // sample's unless the disagreement is a step, which restarts the mapping.

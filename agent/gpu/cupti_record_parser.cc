@@ -38,6 +38,13 @@ std::string_view memcpy_name(std::uint8_t copy_kind) noexcept {
   return copy_kind < kMemcpyNames.size() ? kMemcpyNames[copy_kind] : kMemcpyNames[0];
 }
 
+bool is_device_work_record(const std::uint8_t* record) noexcept {
+  if (record == nullptr) return false;
+  const auto kind = field<cupti::ActivityKind>(record, 0);
+  return kind == cupti::kActivityConcurrentKernel || kind == cupti::kActivityMemcpy ||
+         kind == cupti::kActivityMemset;
+}
+
 std::optional<ActivityRecord> parse_cupti_record(const std::uint8_t* record) noexcept {
   if (record == nullptr) return std::nullopt;
   ActivityRecord out;

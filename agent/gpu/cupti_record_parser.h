@@ -17,6 +17,10 @@ namespace stallwatch::agent {
 // loaded); a kernel without a name is "kernel". Pure; any thread.
 std::optional<ActivityRecord> parse_cupti_record(const std::uint8_t* record) noexcept;
 
+// Whether `record` is of a kind parse_cupti_record reads (a kernel, memcpy or
+// memset): when such a record does not parse, its device time is lost.
+bool is_device_work_record(const std::uint8_t* record) noexcept;
+
 // "memcpy HtoD", "memcpy DtoH", ... for a CUpti_ActivityMemcpyKind; "memcpy"
 // for kinds it does not know.
 std::string_view memcpy_name(std::uint8_t copy_kind) noexcept;

@@ -1,18 +1,20 @@
 #include "cupti_source.h"
 
-#include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <new>
 #include <optional>
 #include <string_view>
+#include <thread>
 
 #include "activity_interval.h"
 #include "agent.h"
+#include "cuda_driver.h"
 #include "cupti_record_parser.h"
 #include "diagnostics.h"
 #include "stallwatch/stallwatch.h"
@@ -20,8 +22,10 @@
 namespace stallwatch::agent {
 namespace {
 
-constexpr std::size_t kDefaultBuffers = 8;
-constexpr std::size_t kDefaultBufferKib = 1024;
+constexpr std::size_t kDefaultBuffers = 128;
+constexpr std::size_t kDefaultBufferKib = 64;
+constexpr std::size_t kDefaultStopWaitMs = 2000;
+constexpr std::size_t kSmallestRecordBytes = 64;
 constexpr std::size_t kMinFlushEvery = 64;
 constexpr int kClockSampleTries = 3;
 constexpr std::array<cupti::ActivityKind, 3> kKinds{cupti::kActivityConcurrentKernel,
@@ -41,12 +45,6 @@ std::size_t env_size(const char* variable, std::size_t fallback, std::size_t min
   return parsed;
 }
 
-bool driver_present() noexcept {
-  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
-  if (driver == nullptr) driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  return driver != nullptr;
-}
-
 // Why CUPTI refused, in words an operator acts on.
 std::string failure(const CuptiLibrary& lib, const char* call, cupti::Result rc) {
   switch (rc) {
@@ -59,12 +57,8 @@ std::string failure(const CuptiLibrary& lib, const char* call, cupti::Result rc)
     default:
       break;
   }
-  if (!driver_present()) {
-    return std::string(call) + " failed (" + lib.describe(rc) +
-           "): no CUDA driver (libcuda.so.1 not found)";
-  }
   if (rc == cupti::kErrorNotInitialized) {
-    return "CUPTI could not initialize (no usable CUDA driver or GPU)";
+    return std::string(call) + ": CUPTI could not initialize (no usable CUDA driver or GPU)";
   }
   return std::string(call) + " failed: " + lib.describe(rc);
 }
@@ -80,61 +74,78 @@ CuptiSource& CuptiSource::instance() noexcept {
 
 bool CuptiSource::start(std::string& why) noexcept {
   try {
+    if (forked_) {
+      why = "this process was forked from one that traced CUDA with CUPTI (CUDA is unusable here)";
+      return false;
+    }
+    failed_late_.store(false, std::memory_order_relaxed);
     if (!loaded_) {
       if (!CuptiLibrary::load(lib_, why)) return false;
       loaded_ = true;
     }
-    std::uint32_t version = 0;
-    cupti::Result rc = lib_.get_version(&version);
-    if (rc != cupti::kSuccess) {
-      why = failure(lib_, "cuptiGetVersion", rc);
-      return false;
-    }
-    if (version < cupti::kMinApiVersion) {
-      why = lib_.path + " has CUPTI API version " + std::to_string(version) +
+    if (lib_.api_version < cupti::kMinApiVersion) {
+      why = lib_.path + " has CUPTI API version " + std::to_string(lib_.api_version) +
             ", older than CUDA 9.0's";
       return false;
     }
-    rc = lib_.subscribe(&subscriber_, &CuptiSource::on_callback, nullptr);
-    if (rc != cupti::kSuccess) {
-      subscriber_ = nullptr;
-      why = failure(lib_, "cuptiSubscribe", rc);
+    if (!CudaDriver::instance().present()) {
+      why = "no CUDA driver (libcuda.so.1 not found)";
       return false;
     }
-    const std::size_t buffers = env_size("STALLWATCH_CUPTI_BUFFERS", kDefaultBuffers, 2, 256);
+    const std::size_t buffers =
+        env_size("STALLWATCH_CUPTI_BUFFERS", kDefaultBuffers, 2, kMaxBuffers);
     const std::size_t kib = env_size("STALLWATCH_CUPTI_BUFFER_KB", kDefaultBufferKib, 4, 65536);
     if (!pool_.configure(buffers, kib * 1024)) {
       why = "out of memory for the activity buffers";
-      lib_.unsubscribe(subscriber_);
-      subscriber_ = nullptr;
       return false;
     }
+    pacer_.reset(pool_.buffer_bytes() / kSmallestRecordBytes, sw_now_ns());
     {
       std::lock_guard lock(clock_mutex_);
       clock_resets_before_ += clock_.resets();
       clock_ = ClockMap();
     }
-    sample_clock();
-    {
-      const Agent* agent = Agent::instance();
-      std::lock_guard lock(deliver_mutex_);
-      sink_.set_flush_every(
-          agent != nullptr ? std::max<std::size_t>(kMinFlushEvery, agent->buffer_events() / 2) : 0);
+    const Agent* agent = Agent::instance();
+    sink_.set_flush_every(
+        agent != nullptr ? std::max<std::size_t>(kMinFlushEvery, agent->buffer_events() / 2) : 0);
+    const std::string library = lib_.path + ": " + lib_.reason;
+    if (!CudaDriver::instance().initialized()) {
+      set_status(library + "; waiting for the program to initialize CUDA");
+      state_.store(State::kWaiting, std::memory_order_release);
+      return true;
     }
-    rc = lib_.register_callbacks(&CuptiSource::on_buffer_requested,
-                                 &CuptiSource::on_buffer_completed);
-    if (rc != cupti::kSuccess || !enable_kinds(why)) {
-      if (rc != cupti::kSuccess) why = failure(lib_, "cuptiActivityRegisterCallbacks", rc);
-      lib_.unsubscribe(subscriber_);
-      subscriber_ = nullptr;
-      return false;
-    }
-    running_ = true;
+    if (!arm(why)) return false;
+    set_status(library);
     return true;
   } catch (...) {
     why = "out of memory while starting CUPTI";
     return false;
   }
+}
+
+bool CuptiSource::arm(std::string& why) noexcept {
+  cupti::SubscriberHandle probe = nullptr;
+  cupti::Result rc = lib_.subscribe(&probe, &CuptiSource::on_callback, nullptr);
+  if (rc != cupti::kSuccess) {
+    why = failure(lib_, "cuptiSubscribe", rc);
+    return false;
+  }
+  lib_.unsubscribe(probe);
+  sample_clock();
+  state_.store(State::kArmed, std::memory_order_release);
+  rc =
+      lib_.register_callbacks(&CuptiSource::on_buffer_requested, &CuptiSource::on_buffer_completed);
+  if (rc != cupti::kSuccess) {
+    state_.store(State::kIdle, std::memory_order_release);
+    why = failure(lib_, "cuptiActivityRegisterCallbacks", rc);
+    return false;
+  }
+  if (!enable_kinds(why)) {
+    state_.store(State::kIdle, std::memory_order_release);
+    return false;
+  }
+  armed_pid_ = getpid();
+  return true;
 }
 
 bool CuptiSource::enable_kinds(std::string& why) noexcept {
@@ -158,24 +169,96 @@ void CuptiSource::disable_kinds() noexcept {
     lib_.activity_disable(kind);
 }
 
-void CuptiSource::poll(std::int64_t) noexcept {
-  if (!running_) return;
+void CuptiSource::poll(std::int64_t now_ns) noexcept {
+  const State state = state_.load(std::memory_order_acquire);
+  if (state == State::kWaiting) {
+    if (!CudaDriver::instance().initialized()) return;
+    std::string why;
+    try {
+      if (arm(why)) {
+        set_status(lib_.path + ": " + lib_.reason);
+        return;
+      }
+      set_status(why + ", found once the program initialized CUDA");
+      report_notice(
+          "GPU activity from compute-proxy (cupti: %s, found once the program "
+          "initialized CUDA)",
+          why.c_str());
+    } catch (...) {
+    }
+    state_.store(State::kIdle, std::memory_order_release);
+    failed_late_.store(true, std::memory_order_release);
+    return;
+  }
+  if (state != State::kArmed) return;
   sample_clock();
   lib_.flush_all(0);
+  process_completed();
+  pacer_.tick(now_ns);
+  const std::size_t out = pool_.outstanding();
+  if (out == 0) {
+    pacer_.note_progress(now_ns);
+  } else if (pacer_.force_due(out, now_ns)) {
+    forced_flushes_.fetch_add(1, std::memory_order_relaxed);
+    lib_.flush_all(cupti::kFlushForced);
+    pacer_.note_progress(now_ns);
+    process_completed();
+  }
 }
 
 void CuptiSource::stop() noexcept {
-  if (!running_) return;
-  running_ = false;
+  const State state = state_.load(std::memory_order_acquire);
+  if (state != State::kArmed) {
+    state_.store(State::kIdle, std::memory_order_release);
+    return;
+  }
   disable_kinds();
+  // Let the device finish what was recorded (no CUDA call: default flushes
+  // return each buffer once its records are complete), within a bound.
+  const auto wait = std::chrono::milliseconds(
+      env_size("STALLWATCH_CUPTI_STOP_WAIT_MS", kDefaultStopWaitMs, 0, 60000));
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    sample_clock();
+    lib_.flush_all(0);
+    process_completed();
+    if (pool_.outstanding() == 0 || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   lib_.flush_all(cupti::kFlushForced);
-  lib_.unsubscribe(subscriber_);
-  subscriber_ = nullptr;
+  process_completed();
+  read_dropped();
+  state_.store(State::kIdle, std::memory_order_release);
 }
 
 void CuptiSource::abandon() noexcept {
-  running_ = false;
-  subscriber_ = nullptr;
+  state_.store(State::kIdle, std::memory_order_release);
+}
+
+void CuptiSource::on_fork_prepare() noexcept {
+  completed_mutex_.lock();
+  clock_mutex_.lock();
+  status_mutex_.lock();
+  pool_.lock_for_fork();
+}
+
+void CuptiSource::on_fork_parent() noexcept {
+  pool_.unlock_after_fork();
+  status_mutex_.unlock();
+  clock_mutex_.unlock();
+  completed_mutex_.unlock();
+}
+
+void CuptiSource::on_fork_child() noexcept {
+  pool_.unlock_after_fork();
+  status_mutex_.unlock();
+  clock_mutex_.unlock();
+  completed_mutex_.unlock();
+  // Buffers CUPTI held in the parent never come back here; CUPTI's threads
+  // are gone. Nothing of it may be called in this process if it was armed.
+  if (armed_pid_ != 0) forked_ = true;
+  state_.store(State::kIdle, std::memory_order_relaxed);
+  completed_count_ = 0;
 }
 
 void CuptiSource::sample_clock() noexcept {
@@ -204,62 +287,130 @@ void CuptiSource::on_callback(void*, int, std::uint32_t, const void*) noexcept {
 void CuptiSource::on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
                                       std::size_t* max_records) noexcept {
   CuptiSource& self = instance();
-  std::uint8_t* acquired = self.pool_.acquire();
+  std::uint8_t* acquired = nullptr;
+  if (self.state_.load(std::memory_order_acquire) == State::kArmed) acquired = self.pool_.acquire();
   if (buffer != nullptr) *buffer = acquired;
   if (size != nullptr) *size = acquired != nullptr ? self.pool_.buffer_bytes() : 0;
-  if (max_records != nullptr) *max_records = 0;
+  if (max_records != nullptr) *max_records = self.pacer_.records_per_buffer();
 }
 
+// CUPTI's thread (or the one flushing): queue the buffer and return. Never
+// parse, send or wait here: CUPTI delivers the process's other buffers from
+// this thread too.
 void CuptiSource::on_buffer_completed(void*, std::uint32_t, std::uint8_t* buffer, std::size_t,
                                       std::size_t valid_size) noexcept {
-  instance().deliver(buffer, valid_size);
+  if (buffer == nullptr) return;
+  CuptiSource& self = instance();
+  const std::int64_t now = sw_now_ns();
+  std::size_t queued = 0;
+  {
+    std::lock_guard lock(self.completed_mutex_);
+    if (self.completed_count_ < self.completed_.size()) {
+      self.completed_[self.completed_count_++] = Completed{buffer, valid_size, now};
+    }
+    queued = self.completed_count_;
+  }
+  if (queued * 2 >= self.pool_.capacity()) {
+    if (void (*wake)() = self.wake_.load(std::memory_order_acquire)) wake();
+  }
 }
 
-void CuptiSource::deliver(std::uint8_t* buffer, std::size_t valid_size) noexcept {
-  if (buffer == nullptr) return;
+void CuptiSource::process_completed() noexcept {
+  std::array<Completed, kMaxBuffers> taken;
+  std::size_t count = 0;
+  {
+    std::lock_guard lock(completed_mutex_);
+    count = completed_count_;
+    std::copy_n(completed_.begin(), count, taken.begin());
+    completed_count_ = 0;
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    deliver(taken[i]);
+  if (count > 0) read_dropped();
+}
+
+void CuptiSource::deliver(const Completed& completed) noexcept {
   ClockMap clock;
   {
     std::lock_guard lock(clock_mutex_);
     clock = clock_;
   }
   std::uint64_t records = 0;
+  std::uint64_t untimed = 0;
   std::uint64_t skipped = 0;
-  std::size_t dropped = 0;
-  {
-    std::lock_guard lock(deliver_mutex_);
-    void* record = nullptr;
-    while (valid_size > 0 && lib_.get_next_record(buffer, valid_size, &record) == cupti::kSuccess) {
-      const std::optional<ActivityRecord> parsed =
-          parse_cupti_record(static_cast<const std::uint8_t*>(record));
-      const std::optional<DeviceInterval> interval =
-          parsed ? to_interval(*parsed, clock) : std::nullopt;
-      if (!interval) {
-        ++skipped;
-        continue;
-      }
-      sink_.emit(*parsed, *interval);
-      ++records;
+  std::int64_t earliest_end = INT64_MAX;
+  void* record = nullptr;
+  std::size_t valid_size = completed.valid_size;
+  while (valid_size > 0) {
+    const cupti::Result rc = lib_.get_next_record(completed.buffer, valid_size, &record);
+    if (rc == cupti::kErrorMaxLimitReached) break;
+    if (rc != cupti::kSuccess) {
+      ++untimed;  // an incomplete or invalid record: nothing after it can be read
+      break;
     }
-    if (lib_.get_num_dropped_records(nullptr, 0, &dropped) != cupti::kSuccess) dropped = 0;
+    const auto* raw = static_cast<const std::uint8_t*>(record);
+    const std::optional<ActivityRecord> parsed = parse_cupti_record(raw);
+    const std::optional<DeviceInterval> interval =
+        parsed ? to_interval(*parsed, clock) : std::nullopt;
+    if (!interval) {
+      if (is_device_work_record(raw)) {
+        ++untimed;
+      } else {
+        ++skipped;
+      }
+      continue;
+    }
+    sink_.emit(*parsed, *interval);
+    earliest_end = std::min(earliest_end, interval->start_ns + interval->dur_ns);
+    ++records;
   }
+  pool_.release(completed.buffer);
   records_.fetch_add(records, std::memory_order_relaxed);
   skipped_.fetch_add(skipped, std::memory_order_relaxed);
   buffers_completed_.fetch_add(1, std::memory_order_relaxed);
-  if (dropped > 0) {
-    dropped_.fetch_add(dropped, std::memory_order_relaxed);
-    if (Agent* agent = Agent::instance(); agent != nullptr) agent->count_device_drops(dropped);
+  if (untimed > 0) {
+    untimed_.fetch_add(untimed, std::memory_order_relaxed);
+    count_lost(untimed);
   }
-  pool_.release(buffer);
+  pacer_.on_delivered(records + untimed,
+                      records > 0 ? std::max<std::int64_t>(completed.at_ns - earliest_end, 0) : -1,
+                      completed.at_ns);
+}
+
+void CuptiSource::read_dropped() noexcept {
+  std::size_t dropped = 0;
+  if (lib_.get_num_dropped_records(nullptr, 0, &dropped) != cupti::kSuccess) return;
+  if (dropped > 0) count_lost(dropped);
+}
+
+void CuptiSource::count_lost(std::uint64_t records) noexcept {
+  dropped_.fetch_add(records, std::memory_order_relaxed);
+  if (Agent* agent = Agent::instance(); agent != nullptr) agent->count_device_drops(records);
+}
+
+void CuptiSource::set_status(std::string text) {
+  std::lock_guard lock(status_mutex_);
+  status_ = std::move(text);
+}
+
+std::string CuptiSource::status() const {
+  std::lock_guard lock(status_mutex_);
+  return status_;
 }
 
 CuptiStats CuptiSource::stats() const noexcept {
   CuptiStats out;
   out.records = records_.load(std::memory_order_relaxed);
   out.dropped = dropped_.load(std::memory_order_relaxed);
+  out.untimed = untimed_.load(std::memory_order_relaxed);
   out.skipped = skipped_.load(std::memory_order_relaxed);
   out.buffers_completed = buffers_completed_.load(std::memory_order_relaxed);
   out.buffers_refused = pool_.refused();
   out.clock_samples = clock_samples_.load(std::memory_order_relaxed);
+  out.forced_flushes = forced_flushes_.load(std::memory_order_relaxed);
+  out.delivery_delay_ns = pacer_.last_delay_ns();
+  out.delivery_delay_max_ns = pacer_.max_delay_ns();
+  out.records_per_buffer = pacer_.records_per_buffer();
   std::lock_guard lock(clock_mutex_);
   out.clock_resets = clock_resets_before_ + clock_.resets();
   return out;

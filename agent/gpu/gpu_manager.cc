@@ -84,6 +84,7 @@ int GpuManager::start(const char* mode) noexcept {
     for (const GpuChoice choice : parsed->preferences) {
       if (choice == GpuChoice::kCupti) {
         why.clear();
+        CuptiSource::instance().set_wake(&GpuManager::wake_pump);
         if (CuptiSource::instance().start(why)) {
           cupti_running_ = true;
           winner = choice;
@@ -115,17 +116,11 @@ int GpuManager::start(const char* mode) noexcept {
     }
 
     description_ = shown_name(winner);
+    if (winner == GpuChoice::kCupti) description_ += " [" + CuptiSource::instance().status() + "]";
     if (nvml_running_ && winner != GpuChoice::kNvml) description_ += " + nvml";
     if (!reasons.empty()) description_ += " (" + reasons + ")";
     if (first_failed) report_notice("GPU activity from %s", description_.c_str());
 
-    if ((cupti_running_ || nvml_running_) && !start_pump()) {
-      if (cupti_running_) CuptiSource::instance().stop();
-      if (nvml_running_) NvmlSource::instance().stop();
-      cupti_running_ = nvml_running_ = false;
-      description_ = "none";
-      return SW_ERR_INTERNAL;
-    }
     const DeviceSource declared = wire_source(winner);
     if (declared != DeviceSource::kNone) {
       agent->set_device_source(declared);
@@ -133,6 +128,16 @@ int GpuManager::start(const char* mode) noexcept {
       agent->restore_device_source();
     }
     device_source_.store(static_cast<std::uint32_t>(declared), std::memory_order_relaxed);
+    late_failure_seen_ = false;
+    if ((cupti_running_ || nvml_running_) && !start_pump()) {
+      if (cupti_running_) CuptiSource::instance().stop();
+      if (nvml_running_) NvmlSource::instance().stop();
+      cupti_running_ = nvml_running_ = false;
+      description_ = "none";
+      agent->restore_device_source();
+      device_source_.store(SW_DEVICE_SOURCE_NONE, std::memory_order_relaxed);
+      return SW_ERR_INTERNAL;
+    }
     owner_pid_ = getpid();
     running_ = true;
     return SW_OK;
@@ -169,12 +174,17 @@ void GpuManager::fill_stats(sw_gpu_stats& out) noexcept {
   {
     std::lock_guard lock(mutex_);
     out.running = running_ ? 1 : 0;
-    out.fell_back = fell_back_ ? 1 : 0;
+    out.fell_back = fell_back_ || (cupti_running_ && CuptiSource::instance().failed_late()) ? 1 : 0;
   }
   out.nvml_devices = nvml.devices();
   out.activity_records = cupti.records;
   out.activity_dropped = cupti.dropped;
   out.activity_skipped = cupti.skipped;
+  out.activity_untimed = cupti.untimed;
+  out.forced_flushes = cupti.forced_flushes;
+  out.delivery_delay_ns = static_cast<std::uint64_t>(cupti.delivery_delay_ns);
+  out.delivery_delay_max_ns = static_cast<std::uint64_t>(cupti.delivery_delay_max_ns);
+  out.records_per_buffer = cupti.records_per_buffer;
   out.buffers_completed = cupti.buffers_completed;
   out.buffers_refused = cupti.buffers_refused;
   out.clock_samples = cupti.clock_samples;
@@ -185,12 +195,29 @@ void GpuManager::fill_stats(sw_gpu_stats& out) noexcept {
 
 std::size_t GpuManager::describe(char* buffer, std::size_t size) noexcept {
   std::lock_guard lock(mutex_);
+  std::string text;
+  try {
+    text = description_;
+    // The CUPTI source's part changes while it runs (waiting for CUDA, armed).
+    const std::size_t open = text.find("cupti [");
+    const std::size_t close = open == std::string::npos ? open : text.find(']', open);
+    if (open == 0 && close != std::string::npos) {
+      const CuptiSource& cupti = CuptiSource::instance();
+      if (cupti.failed_late()) {
+        text = "compute-proxy" + text.substr(close + 1) + " (cupti: " + cupti.status() + ")";
+      } else {
+        text.replace(open + 7, close - open - 7, cupti.status());
+      }
+    }
+  } catch (...) {
+    text.clear();
+  }
   if (buffer != nullptr && size > 0) {
-    const std::size_t n = std::min(size - 1, description_.size());
-    std::memcpy(buffer, description_.data(), n);
+    const std::size_t n = std::min(size - 1, text.size());
+    std::memcpy(buffer, text.data(), n);
     buffer[n] = '\0';
   }
-  return description_.size();
+  return text.size();
 }
 
 bool GpuManager::start_pump() noexcept {
@@ -216,6 +243,10 @@ void GpuManager::stop_pump() noexcept {
   pump_started_ = false;
 }
 
+void GpuManager::wake_pump() noexcept {
+  instance().pump_wakeup_.notify();
+}
+
 void* GpuManager::pump_main(void* self) noexcept {
   pthread_setname_np(pthread_self(), "stallwatch-gpu");
   static_cast<GpuManager*>(self)->pump();
@@ -225,7 +256,17 @@ void* GpuManager::pump_main(void* self) noexcept {
 void GpuManager::pump() noexcept {
   while (!pump_stop_.load(std::memory_order_acquire)) {
     const std::int64_t now = sw_now_ns();
-    if (cupti_running_) CuptiSource::instance().poll(now);
+    if (cupti_running_) {
+      CuptiSource& cupti = CuptiSource::instance();
+      cupti.poll(now);
+      // CUPTI could not start once the program initialized CUDA: the events
+      // no longer come from it.
+      if (cupti.failed_late() && !late_failure_seen_) {
+        late_failure_seen_ = true;
+        if (Agent* agent = Agent::instance(); agent != nullptr) agent->restore_device_source();
+        device_source_.store(SW_DEVICE_SOURCE_NONE, std::memory_order_relaxed);
+      }
+    }
     if (nvml_running_) NvmlSource::instance().poll(now);
     pump_wakeup_.wait_for(kPollPeriodNs);
   }
@@ -266,13 +307,16 @@ void GpuManager::on_exit() noexcept {
 
 void GpuManager::on_fork_prepare() noexcept {
   instance().mutex_.lock();
+  CuptiSource::instance().on_fork_prepare();
 }
 
 void GpuManager::on_fork_parent() noexcept {
+  CuptiSource::instance().on_fork_parent();
   instance().mutex_.unlock();
 }
 
 void GpuManager::on_fork_child() noexcept {
+  CuptiSource::instance().on_fork_child();
   GpuManager& self = instance();
   if (self.running_) {
     CuptiSource::instance().abandon();

@@ -48,6 +48,7 @@ class GpuManager {
   bool start_pump() noexcept;
   void stop_pump() noexcept;
   static void* pump_main(void* self) noexcept;
+  static void wake_pump() noexcept;
   void pump() noexcept;
 
   static void on_agent_stop() noexcept;
@@ -62,6 +63,7 @@ class GpuManager {
   bool nvml_running_ = false;
   bool hooks_installed_ = false;
   bool fell_back_ = false;
+  bool late_failure_seen_ = false;  // pump thread only, while it runs
   pid_t owner_pid_ = 0;
   std::atomic<std::uint32_t> device_source_{SW_DEVICE_SOURCE_NONE};
   std::string description_ = "none";

@@ -21,40 +21,42 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
-std::vector<NvmlDeviceChoice> choose_nvml_devices(const char* visible, const char* local_rank,
-                                                  std::uint32_t count) {
-  std::vector<NvmlDeviceChoice> out;
-  if (visible != nullptr) {
-    std::string_view rest(visible);
-    std::uint32_t ordinal = 0;
-    while (!rest.empty() && out.size() < kMaxNvmlDevices) {
-      const std::size_t comma = rest.find(',');
-      const std::string_view entry = trim(rest.substr(0, comma));
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-      NvmlDeviceChoice choice;
-      choice.ordinal = ordinal;
-      if (entry.starts_with("GPU-")) {
-        choice.uuid = std::string(entry);
-      } else if (entry.starts_with("MIG-")) {
-        ++ordinal;
-        continue;
-      } else if (!parse_index(entry, choice.index) || choice.index >= count) {
-        break;
-      }
-      out.push_back(std::move(choice));
-      ++ordinal;
-    }
-    return out;
-  }
+NvmlDevicePlan plan_nvml_devices(const char* visible, const char* local_rank) {
+  NvmlDevicePlan plan;
   std::uint32_t rank = 0;
-  if (local_rank != nullptr && parse_index(trim(local_rank), rank) && rank < count) {
-    out.push_back(NvmlDeviceChoice{rank, rank, {}});
-    return out;
+  const bool has_rank = local_rank != nullptr && parse_index(trim(local_rank), rank);
+  if (visible == nullptr) {
+    if (has_rank) {
+      plan.devices.push_back(NvmlDeviceChoice{rank, {}});
+    } else {
+      plan.all = true;
+    }
+    return plan;
   }
-  for (std::uint32_t i = 0; i < count && out.size() < kMaxNvmlDevices; ++i) {
-    out.push_back(NvmlDeviceChoice{i, i, {}});
+  std::vector<NvmlDeviceChoice> entries;
+  std::string_view rest(visible);
+  while (!rest.empty() && entries.size() < kMaxNvmlDevices) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view entry = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    NvmlDeviceChoice choice;
+    choice.ordinal = static_cast<std::uint32_t>(entries.size());
+    std::uint32_t index = 0;
+    if (entry.starts_with("GPU-") || entry.starts_with("MIG-")) {
+      choice.uuid = std::string(entry);
+    } else if (!parse_index(entry, index)) {
+      break;
+    }
+    entries.push_back(std::move(choice));
   }
-  return out;
+  if (!has_rank) {
+    plan.devices = std::move(entries);
+  } else if (entries.size() == 1) {
+    plan.devices.push_back(std::move(entries.front()));
+  } else if (rank < entries.size()) {
+    plan.devices.push_back(std::move(entries[rank]));
+  }
+  return plan;
 }
 
 }  // namespace stallwatch::agent

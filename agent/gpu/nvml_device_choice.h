@@ -6,22 +6,31 @@
 
 namespace stallwatch::agent {
 
-// One device the NVML source samples: found by NVML index or by UUID, and
-// recorded on the lane of its CUDA ordinal in this process.
+// One device this process uses: its CUDA ordinal in this process (the lane's
+// device) and, when CUDA_VISIBLE_DEVICES names it by UUID, that UUID
+// ("GPU-..." or "MIG-...", possibly abbreviated as CUDA allows). Without a
+// UUID only the CUDA driver can say which physical device the ordinal is:
+// CUDA numbers devices fastest first by default, NVML by PCI bus, so an
+// index is never an NVML index.
 struct NvmlDeviceChoice {
-  std::uint32_t ordinal = 0;  // CUDA's device number in this process (lane device)
-  std::uint32_t index = 0;    // NVML index, when uuid is empty
-  std::string uuid;           // "GPU-...", when CUDA_VISIBLE_DEVICES names one
+  std::uint32_t ordinal = 0;
+  std::string uuid;
 };
 
-// Which devices this process uses, as well as the environment says: the
-// entries of CUDA_VISIBLE_DEVICES (indices or GPU UUIDs, in order, up to the
-// first malformed one, as CUDA reads it; MIG instances are skipped), else the
-// device of LOCAL_RANK, else every device. `visible` / `local_rank` are the
-// variables' values (null when unset); `count` NVML's device count. At most
-// kMaxDevices. Pure.
+// The devices whose counters this process reports, from the environment:
+// CUDA_VISIBLE_DEVICES entries (indices or UUIDs, in order, up to the first
+// malformed one, as CUDA reads them); with LOCAL_RANK set, only the rank's
+// own device (entry LOCAL_RANK, or the only entry when each rank sees one),
+// so that the ranks of a node do not each report every GPU. `all` when
+// neither variable is set: every device CUDA shows. At most kMaxNvmlDevices.
+// Pure.
 inline constexpr std::size_t kMaxNvmlDevices = 16;
-std::vector<NvmlDeviceChoice> choose_nvml_devices(const char* visible, const char* local_rank,
-                                                  std::uint32_t count);
+
+struct NvmlDevicePlan {
+  std::vector<NvmlDeviceChoice> devices;
+  bool all = false;
+};
+
+NvmlDevicePlan plan_nvml_devices(const char* visible, const char* local_rank);
 
 }  // namespace stallwatch::agent

@@ -42,6 +42,7 @@ bool NvmlLibrary::load(NvmlLibrary& out, std::string& why) noexcept {
     }
     std::string optional;
     resolve(handle, "nvmlErrorString", lib.error_string, optional);
+    resolve(handle, "nvmlDeviceGetUUID", lib.device_uuid, optional);
     lib.path = path;
     out = std::move(lib);
     return true;

@@ -37,6 +37,7 @@ struct NvmlLibrary {
   nvml::Return (*device_count)(unsigned int*) = nullptr;
   nvml::Return (*device_by_index)(unsigned int, nvml::Device*) = nullptr;
   nvml::Return (*device_by_uuid)(const char*, nvml::Device*) = nullptr;
+  nvml::Return (*device_uuid)(nvml::Device, char*, unsigned int) = nullptr;  // optional
   nvml::Return (*utilization)(nvml::Device, nvml::Utilization*) = nullptr;
   nvml::Return (*clock_info)(nvml::Device, unsigned int, unsigned int*) = nullptr;
   nvml::Return (*memory_info)(nvml::Device, nvml::Memory*) = nullptr;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpu_source.h"
+#include "nvml_device_choice.h"
 #include "nvml_library.h"
 #include "stallwatch/stallwatch.h"
 
@@ -16,11 +17,16 @@ namespace stallwatch::agent {
 // does not class as device busy): nvml.gpu_utilization_percent,
 // nvml.sm_clock_mhz, nvml.memory_used_bytes, nvml.power_watts.
 //
-// A cross-check shown beside the exact signal, never the device-busy truth:
-// NVML's utilization only says that some kernel ran during its sample
-// period. A counter a device does not support is not asked again; other
-// failed readings are counted. One instance per process, never destroyed,
-// driven by GpuManager (start/stop under its lock, poll on its pump thread).
+// Devices are matched by UUID, never by index: a UUID named in
+// CUDA_VISIBLE_DEVICES is looked up at once; a CUDA ordinal is turned into
+// its UUID by the CUDA driver once the program has initialized CUDA (the
+// source never initializes it), so until then such devices wait (polled each
+// sample period). A cross-check shown beside the exact signal, never the
+// device-busy truth: NVML's utilization only says that some kernel ran during
+// its sample period. A counter a device does not support is not asked again;
+// other failed readings are counted. One instance per process, never
+// destroyed, driven by GpuManager (start/stop under its lock, poll on its
+// pump thread).
 class NvmlSource final : public GpuSource {
  public:
   static constexpr std::int64_t kPeriodNs = 1'000'000'000;
@@ -47,12 +53,19 @@ class NvmlSource final : public GpuSource {
   };
 
   NvmlSource() = default;
+  bool find_by_uuid(const std::string& uuid, nvml::Device& out) noexcept;
+  void monitor(std::uint32_t ordinal, nvml::Device handle);
+  // Resolves the devices that needed the CUDA driver, once CUDA is up.
+  void resolve_pending() noexcept;
   void record(Monitored& device, Counter counter, nvml::Return rc, double value) noexcept;
 
   NvmlLibrary lib_;
   bool loaded_ = false;
   bool running_ = false;
+  unsigned int count_ = 0;
   std::vector<Monitored> monitored_;
+  std::vector<std::uint32_t> pending_;  // CUDA ordinals waiting for the driver
+  bool pending_all_ = false;            // every CUDA device, once the driver says how many
   sw_name_t cat_ = 0;
   sw_name_t names_[kCounters] = {};
   std::int64_t next_sample_ns_ = 0;

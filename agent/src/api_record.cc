@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 
@@ -69,6 +70,30 @@ inline int status(bool recorded) noexcept {
   if (kind != RecordKind::kComplete) ts = read_ticks();
   return status(buffer->record(kind, name_index(cat), name_index(name), ts, value, 0,
                                lane != 0 ? lane : buffer->tid(), flags));
+}
+
+// Region ids of lane regions: process-wide, since any thread may open or
+// close a region on a lane; 1..0x7fffffff like a thread's.
+std::atomic<std::uint32_t> lane_region_counter{0};
+
+std::uint32_t next_lane_region_id() noexcept {
+  std::uint32_t id =
+      (lane_region_counter.fetch_add(1, std::memory_order_relaxed) + 1) & 0x7fffffffu;
+  return id != 0 ? id : 1;
+}
+
+// A BEGIN or END on a device lane at a caller-given time (ns), from the
+// calling thread's buffer.
+int record_on_lane(RecordKind kind, std::uint32_t lane, sw_name_t cat, sw_name_t name,
+                   std::int64_t ts_ns, std::uint32_t region_id) noexcept {
+  ThreadBuffer* buffer = current_thread_buffer;
+  if (current_state() != AgentState::kRunning || buffer == nullptr) [[unlikely]] {
+    bool off = false;
+    buffer = buffer_slow(&off);
+    if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
+  }
+  return status(buffer->record(kind, name_index(cat), name_index(name), ts_ns, 0, region_id, lane,
+                               0, kRecordTimeIsNs));
 }
 
 [[gnu::cold, gnu::noinline]] sw_region_t region_begin_slow(sw_name_t cat, sw_name_t name) noexcept {
@@ -208,6 +233,29 @@ SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, doub
   return stallwatch::agent::record_now(RecordKind::kCounter, cat, name,
                                        std::bit_cast<std::int64_t>(value),
                                        stallwatch::agent::kRecordValueIsDouble, lane);
+}
+
+SW_API sw_region_t sw_region_begin_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
+                                      int64_t start_ns) noexcept {
+  if (!stallwatch::wire::is_device_lane(lane)) return 0;
+  const std::uint32_t id = stallwatch::agent::next_lane_region_id();
+  const sw_region_t token = static_cast<sw_region_t>(lane) << 32 | id;
+  const int rc =
+      stallwatch::agent::record_on_lane(RecordKind::kBegin, lane, cat, name, start_ns, id);
+  if (rc == SW_DISABLED) return 0;
+  return rc == SW_OK ? token : token | kDroppedRegionBit;
+}
+
+SW_API int sw_region_end_on(sw_region_t region, int64_t end_ns) noexcept {
+  if (region == 0) return SW_DISABLED;
+  const auto lane = static_cast<std::uint32_t>(region >> 32);
+  const auto id = static_cast<std::uint32_t>(region);
+  if (!stallwatch::wire::is_device_lane(lane)) return SW_ERR_INVALID_ARGUMENT;
+  if ((id & kDroppedRegionBit) != 0) {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) buffer->count_drop();
+    return SW_DROPPED;
+  }
+  return stallwatch::agent::record_on_lane(RecordKind::kEnd, lane, 0, 0, end_ns, id);
 }
 
 SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) noexcept {

@@ -110,7 +110,8 @@ bool BatchEncoder::add(const Record& record) noexcept {
   }
   staged_.push_back(Record{record.ts, record.value, record.region_id, record.tid,
                            static_cast<std::uint16_t>(cat), static_cast<std::uint16_t>(name),
-                           record.kind, record.flags, 0});  // capacity reserved for max_events_
+                           record.kind, record.flags,
+                           record.reserved});  // capacity reserved for max_events_
   return true;
 }
 
@@ -121,7 +122,8 @@ void BatchEncoder::prepare(const TimeBase& time_base) {
   b.events_vector = b.fbb.CreateUninitializedVectorOfStructs(staged_.size(), &events);
   for (const Record& r : staged_) {
     const bool complete = r.kind == RecordKind::kComplete;
-    *events++ = wire::Event(complete ? r.ts : time_base.to_ns(r.ts), complete ? r.value : 0,
+    const bool ns = complete || (r.reserved & kRecordTimeIsNs) != 0;
+    *events++ = wire::Event(ns ? r.ts : time_base.to_ns(r.ts), complete ? r.value : 0,
                             complete ? 0 : r.value, r.region_id, r.tid, r.cat, r.name,
                             static_cast<wire::EventKind>(r.kind), r.flags);
   }

@@ -14,11 +14,15 @@ enum class RecordKind : std::uint8_t {
 };
 
 inline constexpr std::uint8_t kRecordValueIsDouble = 1;  // wire EventFlags::ValueIsDouble
+// Record::reserved bit, never sent: `ts` is already Unix epoch nanoseconds (a
+// BEGIN or END on a device lane, timed by the device, not by this clock).
+inline constexpr std::uint16_t kRecordTimeIsNs = 1;
 
 // One event as the recording thread writes it into its ring: fixed 32 bytes,
 // written once by the producer and read once by the sender. `ts` is in clock
-// ticks (see ProcessClock) except for kComplete, where it is already Unix epoch
-// nanoseconds given by the caller. `cat` and `name` are process-wide name ids;
+// ticks (see ProcessClock) except for kComplete and records marked
+// kRecordTimeIsNs, where it is already Unix epoch nanoseconds given by the
+// caller. `cat` and `name` are process-wide name ids;
 // the sender maps them to batch-local string indices.
 struct Record {
   std::int64_t ts;
@@ -29,7 +33,7 @@ struct Record {
   std::uint16_t name;
   RecordKind kind;
   std::uint8_t flags;
-  std::uint16_t reserved;
+  std::uint16_t reserved;  // kRecordTimeIsNs, else 0
 };
 
 static_assert(sizeof(Record) == 32, "records are one half cache line");

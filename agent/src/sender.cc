@@ -168,7 +168,7 @@ bool Sender::cycle(bool final) {
     while (ring.popped() < limit) {
       ring.consume(limit, [&](const Record& record) {
         Record event = record;
-        if (event.kind != RecordKind::kComplete) {
+        if (event.kind != RecordKind::kComplete && (event.reserved & kRecordTimeIsNs) == 0) {
           if (event.ts < last_ticks) event.ts = last_ticks;
           last_ticks = event.ts;
         }

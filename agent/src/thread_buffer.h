@@ -23,14 +23,14 @@ class ThreadBuffer {
 
   // Owner thread: appends one record; SW_OK-style result as bool.
   bool record(RecordKind kind, std::uint16_t cat, std::uint16_t name, std::int64_t ts,
-              std::int64_t value, std::uint32_t region_id, std::uint32_t tid,
-              std::uint8_t flags) noexcept {
+              std::int64_t value, std::uint32_t region_id, std::uint32_t tid, std::uint8_t flags,
+              std::uint16_t reserved = 0) noexcept {
     Record* slot = kind == RecordKind::kEnd ? ring_.try_claim_reserved() : ring_.try_claim();
     if (slot == nullptr) [[unlikely]] {
       count_drop();
       return false;
     }
-    *slot = Record{ts, value, region_id, tid, cat, name, kind, flags, 0};
+    *slot = Record{ts, value, region_id, tid, cat, name, kind, flags, reserved};
     ring_.publish();
     return true;
   }

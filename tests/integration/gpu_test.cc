@@ -25,6 +25,7 @@ ChildProcess gpu_agent(const DaemonProcess& daemon, const std::string& gpu,
                    {{"STALLWATCH_COLLECTOR", daemon.tcp_endpoint()},
                     {"STALLWATCH_CUPTI_PATH", STALLWATCH_FAKE_CUPTI},
                     {"STALLWATCH_NVML_PATH", STALLWATCH_FAKE_NVML},
+                    {"FAKE_CUDA_LIBRARY", STALLWATCH_FAKE_CUDA},
                     {"FAKE_NVML_DEVICES", "2"},
                     // Both fake devices, whatever the machine running the test sets.
                     {"CUDA_VISIBLE_DEVICES", "0,1"}},

@@ -2,7 +2,8 @@
 // tests, on a machine without one. It links the real agent library and starts
 // its GPU sources on the fake libcupti / libnvidia-ml.so.1 of tests/unit/gpu
 // (STALLWATCH_CUPTI_PATH, STALLWATCH_NVML_PATH, FAKE_NVML_DEVICES set by the
-// test), so NVML counters arrive as the real agent sends them. Every 100 ms
+// test), after initializing CUDA on the fake driver (FAKE_CUDA_LIBRARY), so
+// NVML counters arrive as the real agent sends them. Every 100 ms
 // iteration (main thread): fetch (cat dataloader, name fetch.iter) for 60 ms,
 // then compute (cat compute) for 40 ms, during which the device runs 30 ms of
 // work on GPU 0 stream 7:
@@ -88,6 +89,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   sw_config_free(config);
+  // A training loop initializes CUDA before its first step (the fake driver
+  // that FAKE_CUDA_LIBRARY names); the agent never does it itself.
+  if (const char* cuda = std::getenv("FAKE_CUDA_LIBRARY"); cuda != nullptr) {
+    void* driver = dlopen(cuda, RTLD_NOW | RTLD_GLOBAL);
+    using InitFn = int (*)(unsigned);
+    auto init = driver != nullptr ? reinterpret_cast<InitFn>(dlsym(driver, "cuInit")) : nullptr;
+    if (init == nullptr || init(0) != 0) return 1;
+  }
   const int started = sw_gpu_start(gpu.c_str());
   sw_gpu_stats stats{};
   stats.size = sizeof stats;

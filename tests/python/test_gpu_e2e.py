@@ -4,7 +4,8 @@ the GPU's busy time (FETCH \\ DEVICE_BUSY), not against compute regions.
 
 scenarios/fake_gpu_stall.py keeps the device busy for half of each fetch wait,
 so data_stall_seconds is about half of fetch_seconds; under compute-proxy it
-would be all of it.
+would be all of it. scenarios/long_device_span.py runs one 5 s CUDA-event span
+(longer than the 2 s lateness): it must count in full, with no late event.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from conftest import child_env
 from daemon_fixture import get_json, requires_daemon
 
 FAKE_CUPTI = os.environ.get("STALLWATCH_TEST_FAKE_CUPTI", "")
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios",
-                      "fake_gpu_stall.py")
+SCENARIOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios")
+SCRIPT = os.path.join(SCENARIOS, "fake_gpu_stall.py")
 
 pytestmark = [requires_daemon,
               pytest.mark.skipif(not os.path.isfile(FAKE_CUPTI),
@@ -70,3 +71,23 @@ def test_data_stall_is_measured_against_cupti_device_busy_time(daemon):
     assert rank["agent_dropped"] == 0
     jobs = {j["job"]: j for j in get_json(f"{base}/api/v1/jobs")["jobs"]}
     assert jobs[job]["device_source"] == "cupti"
+
+
+def test_a_device_span_longer_than_the_lateness_counts_in_full(daemon):
+    base, ingest = daemon
+    job = "e2e-long-device-span"
+    proc = subprocess.run(
+        [sys.executable, os.path.join(SCENARIOS, "long_device_span.py"), "5"],
+        env=child_env(None, STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=job,
+                      STALLWATCH_CUPTI_PATH="/nonexistent/libcupti.so",
+                      STALLWATCH_NVML_PATH="/nonexistent/libnvidia-ml.so.1"),
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["cuda-events", "1"]
+    _, rank = finished_rank(base, job)
+    assert rank["device_source"] == "cuda-events"
+    total = rank["windows"]["total"]
+    shown = {k: total.get(k) for k in ("wall_seconds", "device_busy_seconds")}
+    assert rank["late_events"] == 0, shown
+    assert rank["unpaired_events"] == 0, shown
+    assert 4.9 <= total["device_busy_seconds"] <= 5.1, shown

@@ -20,6 +20,7 @@ from conftest import child_env, run_python
 
 FAKE_CUPTI = os.environ.get("STALLWATCH_TEST_FAKE_CUPTI", "")
 FAKE_NVML = os.environ.get("STALLWATCH_TEST_FAKE_NVML", "")
+FAKE_CUDA = os.environ.get("STALLWATCH_TEST_FAKE_CUDA", "")
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios",
                       "fake_gpu_train.py")
 LANE_0_7 = 0x80000000 | 7
@@ -107,15 +108,17 @@ def test_cuda_events_unavailable_before_a_working_source_is_one_line(capture):
 
 def test_nvml_counters_are_declared_and_sent(capture):
     run = run_python("""
-        import time
+        import ctypes, os, time
         import stallwatch, stallwatch.torch
+        ctypes.CDLL(os.environ["FAKE_CUDA_LIBRARY"]).cuInit(0)  # NVML maps CUDA's devices by UUID
         stallwatch.torch.instrument(gpu="nvml")
         stats = stallwatch.gpu_stats()
         print(stats["source"], stats["nvml_devices"])
         deadline = time.monotonic() + 30
         while stallwatch.gpu_stats()["nvml_samples"] < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
-    """, capture, env=gpu_env(STALLWATCH_NVML_PATH=FAKE_NVML, FAKE_NVML_DEVICES="1"))
+    """, capture, env=gpu_env(STALLWATCH_NVML_PATH=FAKE_NVML, FAKE_NVML_DEVICES="1",
+                              FAKE_CUDA_LIBRARY=FAKE_CUDA))
     assert run.stdout.split() == ["nvml", "1"]
     counters = {e.name: e for e in run.events() if e.cat == "gpu_counters"}
     assert set(counters) == {"nvml.gpu_utilization_percent", "nvml.sm_clock_mhz",
@@ -134,8 +137,8 @@ def test_cuda_event_spans_wrap_forward_backward_and_step(capture):
         class Spans:
             def __init__(self):
                 self.calls = []
-            def enter(self):
-                self.calls.append("enter")
+            def enter(self, device=None):
+                self.calls.append(f"enter:{device}")
                 return len(self.calls)
             def exit(self, token, name):
                 self.calls.append(f"{name}:{token}")
@@ -149,4 +152,5 @@ def test_cuda_event_spans_wrap_forward_backward_and_step(capture):
         STATE.gpu_spans = None
         print(" ".join(spans.calls))
     """, capture)
-    assert run.stdout.split() == ["enter", "forward:1", "enter", "backward:3", "enter", "step:5"]
+    assert run.stdout.split() == ["enter:cpu", "forward:1", "enter:cpu", "backward:3", "enter:cpu",
+                                  "step:5"], "each phase names the device its work runs on"

@@ -40,8 +40,9 @@
  * problems); STALLWATCH_CLOCK=monotonic forces CLOCK_MONOTONIC instead of the
  * calibrated TSC clock ("tsc" forces the TSC when it is invariant).
  * STALLWATCH_GPU, STALLWATCH_CUPTI_PATH, STALLWATCH_NVML_PATH,
- * STALLWATCH_CUPTI_BUFFERS and STALLWATCH_CUPTI_BUFFER_KB configure the
- * device activity sources (sw_gpu_start).
+ * STALLWATCH_CUPTI_BUFFERS, STALLWATCH_CUPTI_BUFFER_KB and
+ * STALLWATCH_CUPTI_STOP_WAIT_MS configure the device activity sources
+ * (sw_gpu_start).
  *
  * Ownership: sw_config objects belong to the caller (sw_config_free). Strings
  * passed in are copied before the call returns. Strings returned
@@ -234,6 +235,21 @@ SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) SW_NOEXCEPT;
 SW_API int sw_complete_on(sw_lane_t lane, sw_name_t cat, sw_name_t name, int64_t start_ns,
                           int64_t dur_ns) SW_NOEXCEPT;
 
+/* Opens a region on `lane` that started at `start_ns` (sw_now_ns() clock),
+ * e.g. ("gpu", "forward") once the device reached a span's start: the
+ * collector counts an open region up to the newest time it has heard of, so
+ * device work longer than its lateness counts in full, unlike a COMPLETE sent
+ * when it ends. Close it with sw_region_end_on, from any thread; the END
+ * carries the lane. 0 when `lane` is not a device lane or the agent is
+ * disabled; like sw_region_begin, a token whose BEGIN was dropped counts one
+ * more drop when ended. */
+SW_API sw_region_t sw_region_begin_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
+                                      int64_t start_ns) SW_NOEXCEPT;
+
+/* Closes a lane region at `end_ns` (sw_now_ns() clock; not before its start).
+ * SW_DISABLED for 0, SW_ERR_INVALID_ARGUMENT for a token of another kind. */
+SW_API int sw_region_end_on(sw_region_t region, int64_t end_ns) SW_NOEXCEPT;
+
 /* Records a counter sample now on `lane` (e.g. a GPU's utilization on its
  * device-wide lane). SW_ERR_INVALID_ARGUMENT (not counted) for a non-lane. */
 SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
@@ -264,7 +280,11 @@ SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
  * it never fails the host. The declared device_source follows the winner:
  * cupti, cuda-events, nvml (NVML alone), or the configured one for none.
  * STALLWATCH_CUPTI_PATH / STALLWATCH_NVML_PATH name the library files to use
- * instead of searching for them.
+ * instead of searching for them. CUPTI is armed only once the program has
+ * initialized CUDA itself (the agent never initializes it: a parent that did
+ * cannot fork children that use CUDA); until then the description says it
+ * waits, and if arming then fails, one line says so and the declared source
+ * goes back to the configured one.
  *
  * Starts the agent lazily, as recording calls do. Returns SW_OK (the winner is
  * in sw_gpu_get_stats), SW_ERR_BAD_VALUE for an unknown mode,
@@ -272,32 +292,41 @@ SW_API int sw_counter_f64_on(sw_lane_t lane, sw_name_t cat, sw_name_t name,
  * starting. Takes a lock and may wait a few milliseconds: not for hot paths. */
 SW_API int sw_gpu_start(const char* mode) SW_NOEXCEPT;
 
-/* Delivers the device records still buffered (a forced CUPTI flush) and
- * stops the sources. The declared device_source stays: the events already
- * sent came from that source (a later sw_gpu_start declares its own winner).
- * sw_stop() does it first; call it before exit() in C/C++ programs, since at process exit the
- * agent no longer calls into CUDA libraries (their own teardown may have run)
- * and loses the last ~100 ms of records. SW_ERR_NOT_STARTED when not running. */
+/* Lets the device finish the work CUPTI recorded (at most
+ * STALLWATCH_CUPTI_STOP_WAIT_MS, default 2000; no CUDA call), delivers the
+ * device records still buffered (a forced CUPTI flush) and stops the sources. The declared
+ * device_source stays: the events already sent came from that source (a later sw_gpu_start declares
+ * its own winner). sw_stop() does it first; call it before exit() in C/C++ programs, since at
+ * process exit the agent no longer calls into CUDA libraries (their own teardown may have run) and
+ * loses the last ~100 ms of records. SW_ERR_NOT_STARTED when not running. */
 SW_API int sw_gpu_stop(void) SW_NOEXCEPT;
 
 typedef struct sw_gpu_stats {
-  uint32_t size;              /* in: sizeof(sw_gpu_stats) of the caller's header;
-                                 out: bytes filled */
-  uint32_t device_source;     /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
-  uint32_t running;           /* 1 between a successful sw_gpu_start and sw_gpu_stop */
-  uint32_t nvml_devices;      /* devices NVML samples; 0 when NVML is off */
-  uint64_t activity_records;  /* CUPTI records turned into events */
-  uint64_t activity_dropped;  /* CUPTI records lost before becoming events (no free buffer,
-                                 unreadable); also reported on the wire as agent drops */
-  uint64_t activity_skipped;  /* records of other kinds or without timestamps, ignored */
-  uint64_t buffers_completed; /* activity buffers CUPTI handed back */
-  uint64_t buffers_refused;   /* buffer requests refused: the fixed pool was exhausted */
-  uint64_t clock_samples;     /* (CUPTI clock, agent clock) pairs taken */
-  uint64_t clock_resets;      /* CUPTI clock steps that restarted the mapping */
-  uint64_t nvml_samples;      /* NVML counter events recorded */
-  uint64_t nvml_errors;       /* NVML readings that failed */
-  uint32_t fell_back;         /* 1 when the last sw_gpu_start's first preference could not
-                                 start (and its one line on stderr said so) */
+  uint32_t size;                  /* in: sizeof(sw_gpu_stats) of the caller's header;
+                                     out: bytes filled */
+  uint32_t device_source;         /* SW_DEVICE_SOURCE_* the last sw_gpu_start declared */
+  uint32_t running;               /* 1 between a successful sw_gpu_start and sw_gpu_stop */
+  uint32_t nvml_devices;          /* devices NVML samples; 0 when NVML is off */
+  uint64_t activity_records;      /* CUPTI records turned into events */
+  uint64_t activity_dropped;      /* device work CUPTI reported but that never became an event (no
+                                     free buffer, no timestamps); also reported on the wire as
+                                     agent drops */
+  uint64_t activity_skipped;      /* records of other kinds, ignored */
+  uint64_t buffers_completed;     /* activity buffers CUPTI handed back */
+  uint64_t buffers_refused;       /* buffer requests refused: the fixed pool was exhausted */
+  uint64_t clock_samples;         /* (CUPTI clock, agent clock) pairs taken */
+  uint64_t clock_resets;          /* CUPTI clock steps that restarted the mapping */
+  uint64_t nvml_samples;          /* NVML counter events recorded */
+  uint64_t nvml_errors;           /* NVML readings that failed */
+  uint32_t fell_back;             /* 1 when the last sw_gpu_start's first preference could not
+                                     start (and its one line on stderr said so) */
+  uint64_t activity_untimed;      /* device records that came without timestamps (lack of device
+                                     memory, or unfinished at a forced flush); in activity_dropped */
+  uint64_t forced_flushes;        /* forced CUPTI flushes because no buffer came back for 1 s */
+  uint64_t delivery_delay_ns;     /* the latest CUPTI buffer: its arrival minus the earliest end
+                                     of its records (the collector's lateness is 2 s) */
+  uint64_t delivery_delay_max_ns; /* the longest such delay since sw_gpu_start */
+  uint64_t records_per_buffer;    /* records CUPTI may put in a buffer now (paced) */
 } sw_gpu_stats;
 
 /* Fills `out` (set out->size first). Works in every state. */

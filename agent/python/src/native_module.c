@@ -275,6 +275,29 @@ static PyObject* native_complete_on(PyObject* module, PyObject* const* args, Py_
   return PyLong_FromLong(sw_complete_on((sw_lane_t)lane, cat, name, start_ns, dur_ns));
 }
 
+static PyObject* native_region_begin_on(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  sw_name_t cat = 0;
+  sw_name_t name = 0;
+  if (!arg_count_ok("region_begin_on", nargs, 4, 4)) return NULL;
+  unsigned long lane = PyLong_AsUnsignedLong(args[0]);
+  if (lane == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+  if (!as_name(args[1], &cat) || !as_name(args[2], &name)) return NULL;
+  long long start_ns = PyLong_AsLongLong(args[3]);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromUnsignedLongLong(sw_region_begin_on((sw_lane_t)lane, cat, name, start_ns));
+}
+
+static PyObject* native_region_end_on(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
+  (void)module;
+  if (!arg_count_ok("region_end_on", nargs, 2, 2)) return NULL;
+  unsigned long long token = PyLong_AsUnsignedLongLong(args[0]);
+  if (token == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  long long end_ns = PyLong_AsLongLong(args[1]);
+  if (PyErr_Occurred()) return NULL;
+  return PyLong_FromLong(sw_region_end_on((sw_region_t)token, end_ns));
+}
+
 static PyObject* native_gpu_start(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
   if (!arg_count_ok("gpu_start", nargs, 0, 1)) return NULL;
@@ -319,6 +342,11 @@ static PyObject* native_gpu_stats(PyObject* module, PyObject* unused) {
            put_u64(dict, "nvml_samples", stats.nvml_samples) |
            put_u64(dict, "nvml_errors", stats.nvml_errors) |
            put_u64(dict, "fell_back", stats.fell_back) |
+           put_u64(dict, "activity_untimed", stats.activity_untimed) |
+           put_u64(dict, "forced_flushes", stats.forced_flushes) |
+           put_u64(dict, "delivery_delay_ns", stats.delivery_delay_ns) |
+           put_u64(dict, "delivery_delay_max_ns", stats.delivery_delay_max_ns) |
+           put_u64(dict, "records_per_buffer", stats.records_per_buffer) |
            put_obj(dict, "description",
                    PyUnicode_DecodeUTF8(description, (Py_ssize_t)strlen(description), "replace"));
   if (rc != 0) {
@@ -351,6 +379,9 @@ static PyObject* native_stack_depth(PyObject* module, PyObject* unused) {
   X(strerror, "strerror(status) -> str: what a status code means.")                                \
   X(device_lane,                                                                                   \
     "device_lane(device, stream) -> int: the lane (synthetic thread id) of a device stream.")      \
+  X(region_begin_on,                                                                               \
+    "region_begin_on(lane, cat_id, name_id, start_ns) -> token: opens a region on a lane.")        \
+  X(region_end_on, "region_end_on(token, end_ns) -> status: closes a lane region.")                \
   X(complete_on,                                                                                   \
     "complete_on(lane, cat_id, name_id, start_ns, dur_ns) -> status: device work on a lane.")      \
   X(gpu_start, "gpu_start(mode: str | None) -> status: starts the GPU activity sources.")

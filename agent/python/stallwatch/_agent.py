@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 OK = 0
 DROPPED = 1
@@ -190,6 +190,20 @@ def complete_on(lane: int, cat_id: int, name_id_: int, start_ns: int, dur_ns: in
     return _native.complete_on(lane, cat_id, name_id_, start_ns, max(dur_ns, 0))
 
 
+def begin_on(lane: int, cat_id: int, name_id_: int, start_ns: int) -> int:
+    """Opens a region on a device lane that started at `start_ns`; its token (0: none)."""
+    if _native is None or not lane or not name_id_:
+        return 0
+    return _native.region_begin_on(lane, cat_id, name_id_, int(start_ns))
+
+
+def end_on(token: int, end_ns: int) -> int:
+    """Closes a lane region opened by :func:`begin_on` at `end_ns`; returns a status."""
+    if _native is None or not token:
+        return DISABLED
+    return _native.region_end_on(token, int(end_ns))
+
+
 def gpu_start(mode: Optional[str] = None) -> int:
     """Starts the GPU activity sources (sw_gpu_start): ``auto``, ``cupti``,
     ``cuda-events``, ``nvml``, ``none`` or a comma-separated preference list;
@@ -205,13 +219,36 @@ def gpu_stop() -> int:
     return DISABLED if _native is None else _native.gpu_stop()
 
 
+_gpu_stats_extra: Optional[Callable[[], Optional[Dict[str, int]]]] = None
+
+
+def set_gpu_stats_extra(fn: Optional[Callable[[], Optional[Dict[str, int]]]]) -> None:
+    """Registers the CUDA-event spans' counters for :func:`gpu_stats` (None: none)."""
+    global _gpu_stats_extra
+    _gpu_stats_extra = fn
+
+
 def gpu_stats() -> Dict[str, Any]:
     """The GPU sources' counters; ``source`` names the device source in force
-    and ``description`` says what was chosen and why."""
+    and ``description`` says what was chosen and why. With CUDA-event spans,
+    ``cuda_events`` holds their counters, and the description says what they
+    could not measure (spans skipped during CUDA graph capture, spans whose
+    events could never be queried)."""
     if _native is None:
         return {"source": "none", "running": 0, "description": "stallwatch agent not loaded"}
     out: Dict[str, Any] = dict(_native.gpu_stats())
     out["source"] = DEVICE_SOURCES.get(out.get("device_source", 0), "none")
+    extra = _gpu_stats_extra() if _gpu_stats_extra is not None else None
+    if extra is not None:
+        out["cuda_events"] = extra
+        notes = []
+        if extra.get("skipped_during_capture"):
+            notes.append(f"{extra['skipped_during_capture']} spans skipped during CUDA graph "
+                         "capture")
+        if extra.get("unresolvable"):
+            notes.append(f"{extra['unresolvable']} spans whose events could not be queried")
+        if notes:
+            out["description"] = f"{out.get('description', '')} [cuda-events: {'; '.join(notes)}]"
     return out
 
 

@@ -110,6 +110,22 @@ TEST(ClockMap, BoundsTheExtrapolationSlope) {
               newest_agent + kSecond + std::llround(kSecond * ClockMap::kMaxSlopeError), 1);
 }
 
+TEST(ClockMap, MeasuresTheRateOfAClockCountingOtherUnits) {
+  // Kineto's timestamp callback: CUPTI's clock becomes a 2.5 GHz cycle
+  // counter. Samples 100 ms apart must give a mapping, not a reset each.
+  constexpr std::int64_t kTicksOrigin = 987'654'321'000;
+  ClockMap map;
+  for (int i = 0; i <= 10; ++i) {
+    const std::int64_t agent = kSourceOrigin + i * 100 * kMs;
+    ASSERT_TRUE(map.add_sample(kTicksOrigin + std::int64_t{i} * 250'000'000, agent));
+  }
+  EXPECT_EQ(map.resets(), 0u);
+  EXPECT_EQ(map.size(), 11u);
+  // 50 ms of work between samples, and 300 ms past the newest.
+  EXPECT_NEAR(map.to_agent(kTicksOrigin + 125'000'000) - map.to_agent(kTicksOrigin), 50 * kMs, 2);
+  EXPECT_NEAR(map.to_agent(kTicksOrigin + 3'250'000'000), kSourceOrigin + 1300 * kMs, 1000);
+}
+
 TEST(ClockMap, IsMonotonic) {
   ClockMap map;
   std::int64_t agent = kSourceOrigin;

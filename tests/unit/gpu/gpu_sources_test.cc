@@ -20,138 +20,16 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent_test_util.h"
 #include "fresh_process.h"
+#include "gpu_fakes.h"
 #include "test_collector.h"
 
 namespace stallwatch::test {
 namespace {
-
-constexpr std::uint8_t kComplete = 2, kCounter = 4;
-constexpr std::int64_t kMs = 1'000'000;
-
-// The fake libcupti's controls, resolved in the copy the agent loaded.
-struct FakeCupti {
-  std::uint64_t (*now)() = nullptr;
-  void (*add_kernel)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
-                     const char*) = nullptr;
-  void (*add_kernels)(std::size_t, std::uint32_t, std::uint32_t, std::uint64_t,
-                      const char*) = nullptr;
-  void (*add_memcpy)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
-                     std::uint8_t) = nullptr;
-  void (*add_memset)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t) = nullptr;
-  void (*add_other)(std::uint64_t, std::uint64_t) = nullptr;
-  int (*subscribers)() = nullptr;
-  int (*enabled)(int) = nullptr;
-  int (*flushes)(int) = nullptr;
-
-  bool open() {
-    void* handle = dlopen(SW_FAKE_CUPTI, RTLD_NOW | RTLD_NOLOAD);
-    if (handle == nullptr) return false;
-    bool ok = true;
-    const auto get = [&](auto& fn, const char* symbol) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, symbol));
-      ok = ok && fn != nullptr;
-    };
-    get(now, "fake_cupti_now");
-    get(add_kernel, "fake_cupti_add_kernel");
-    get(add_kernels, "fake_cupti_add_kernels");
-    get(add_memcpy, "fake_cupti_add_memcpy");
-    get(add_memset, "fake_cupti_add_memset");
-    get(add_other, "fake_cupti_add_other");
-    get(subscribers, "fake_cupti_subscribers");
-    get(enabled, "fake_cupti_enabled");
-    get(flushes, "fake_cupti_flushes");
-    return ok;
-  }
-};
-
-// Redirects this process's stderr into a file until destroyed.
-class StderrCapture {
- public:
-  StderrCapture() : path_(TestCollector::make_temp_directory() + "/stderr") {
-    std::fflush(stderr);
-    saved_ = dup(2);
-    std::FILE* file = std::fopen(path_.c_str(), "w");
-    dup2(fileno(file), 2);
-    std::fclose(file);
-  }
-  ~StderrCapture() { restore(); }
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    dup2(saved_, 2);
-    close(saved_);
-    saved_ = -1;
-  }
-  std::vector<std::string> agent_lines() {
-    restore();
-    std::ifstream in(path_);
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind("stallwatch:", 0) == 0) lines.push_back(line);
-    }
-    return lines;
-  }
-
- private:
-  std::string path_;
-  int saved_ = -1;
-};
-
-// The agent of this (child) process, talking to `collector`, with the fake
-// libraries (or `cupti` / `nvml` paths) in place. Logging on.
-void start_with_fakes(TestCollector& collector, const char* cupti = SW_FAKE_CUPTI,
-                      const char* nvml = "/nonexistent/libnvidia-ml.so.1") {
-  setenv("STALLWATCH_CUPTI_PATH", cupti, 1);
-  setenv("STALLWATCH_NVML_PATH", nvml, 1);
-  setenv("STALLWATCH_LOG", "1", 1);
-  unsetenv("CUDA_VISIBLE_DEVICES");
-  unsetenv("LOCAL_RANK");
-  ASSERT_EQ(start_agent(collector.endpoint(), {{"heartbeat_ms", "10"}}), SW_OK);
-  ASSERT_TRUE(wait_connected(collector));
-}
-
-sw_gpu_stats gpu_stats() {
-  sw_gpu_stats stats{};
-  stats.size = sizeof(stats);
-  sw_gpu_get_stats(&stats);
-  return stats;
-}
-
-std::string describe() {
-  char text[512];
-  sw_gpu_describe(text, sizeof(text));
-  return text;
-}
-
-std::vector<ReceivedEvent> events_in(const std::vector<ReceivedBatch>& batches,
-                                     const std::string& cat, std::uint8_t kind) {
-  std::vector<ReceivedEvent> out;
-  for (const ReceivedBatch& batch : batches) {
-    for (const ReceivedEvent& e : batch.events) {
-      if (e.cat == cat && e.kind == kind) out.push_back(e);
-    }
-  }
-  return out;
-}
-
-bool received_gpu_events(TestCollector& collector, std::size_t count) {
-  return collector.receive_until(
-      [&](const auto& batches) { return events_in(batches, "gpu", kComplete).size() >= count; },
-      kPatience);
-}
-
-// The device_source of the newest batch received so far, after waiting for
-// one more heartbeat.
-int latest_device_source(TestCollector& collector) {
-  const std::size_t seen = collector.received().size();
-  collector.receive_until([&](const auto& batches) { return batches.size() > seen + 1; },
-                          kPatience);
-  return collector.received().empty() ? -1 : collector.received().back().device_source;
-}
 
 TEST(GpuSources, CuptiActivityBecomesGpuEventsOnStreamLanesOnTheAgentClock) {
   run_in_fresh_process([] {
@@ -166,11 +44,13 @@ TEST(GpuSources, CuptiActivityBecomesGpuEventsOnStreamLanesOnTheAgentClock) {
     EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
     EXPECT_EQ(gpu_stats().running, 1u);
     EXPECT_EQ(gpu_stats().fell_back, 0u);
-    EXPECT_EQ(describe(), "cupti (nvml: /nonexistent/libnvidia-ml.so.1 not found)");
+    EXPECT_EQ(describe(), std::string("cupti [") + SW_FAKE_CUPTI +
+                              ": STALLWATCH_CUPTI_PATH] (nvml: /nonexistent/libnvidia-ml.so.1 "
+                              "not found)");
 
     FakeCupti fake;
     ASSERT_TRUE(fake.open());
-    EXPECT_EQ(fake.subscribers(), 1);
+    EXPECT_EQ(fake.subscribers(), 0) << "the Activity API needs no subscription: none is kept";
     EXPECT_EQ(fake.enabled(10), 1) << "CONCURRENT_KERNEL";
     EXPECT_EQ(fake.enabled(1), 1) << "MEMCPY";
     EXPECT_EQ(fake.enabled(2), 1) << "MEMSET";
@@ -298,6 +178,41 @@ TEST(GpuSources, FallsBackToCudaEventsWhenTheCallerRecordsThem) {
   });
 }
 
+TEST(GpuSources, LaneRegionsCarryTheCallersTimesOnTheLane) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    const sw_name_t gpu = sw_intern("gpu");
+    const sw_name_t forward = sw_intern("forward");
+    const sw_lane_t lane = sw_device_lane(1, 9);
+    const std::int64_t start = sw_now_ns() - 3000 * kMs;
+    EXPECT_EQ(sw_region_begin_on(static_cast<sw_lane_t>(getpid()), gpu, forward, start), 0u)
+        << "a real thread id is not a lane";
+    const sw_region_t region = sw_region_begin_on(lane, gpu, forward, start);
+    ASSERT_NE(region, 0u);
+    const sw_region_t other = sw_region_begin_on(lane, gpu, forward, start + kMs);
+    ASSERT_EQ(sw_region_end_on(other, start + 2 * kMs), SW_OK);
+    std::thread([&] { EXPECT_EQ(sw_region_end_on(region, start + 2500 * kMs), SW_OK); }).join();
+    EXPECT_EQ(sw_region_end_on(0, start), SW_DISABLED);
+    ASSERT_TRUE(collector.receive_until(
+        [&](const auto& batches) { return events_in(batches, "", 1).size() >= 2; }, kPatience));
+    const std::vector<ReceivedEvent> begins = events_in(collector.received(), "gpu", 0);
+    const std::vector<ReceivedEvent> ends = events_in(collector.received(), "", 1);
+    ASSERT_EQ(begins.size(), 2u);
+    ASSERT_EQ(ends.size(), 2u);
+    EXPECT_EQ(begins[0].tid, lane);
+    EXPECT_EQ(begins[0].ts_ns, start) << "the caller's time, not the time of the call";
+    EXPECT_NE(begins[0].region_id, begins[1].region_id);
+    std::map<std::uint32_t, std::int64_t> end_of;
+    for (const ReceivedEvent& e : ends) {
+      EXPECT_EQ(e.tid, lane) << "the END carries the lane, whichever thread closed it";
+      end_of[e.region_id] = e.ts_ns;
+    }
+    EXPECT_EQ(end_of[begins[0].region_id], start + 2500 * kMs);
+    EXPECT_EQ(end_of[begins[1].region_id], start + 2 * kMs);
+  });
+}
+
 TEST(GpuSources, MissingLibraryFallsBackWithOneLine) {
   run_in_fresh_process([] {
     TestCollector collector;
@@ -344,17 +259,17 @@ TEST(GpuSources, AnExhaustedBufferPoolCountsDropsAndReportsThem) {
     fake.add_kernels(100, 0, 7, fake.now(), "burst");
     ASSERT_EQ(sw_gpu_stop(), SW_OK);
     const sw_gpu_stats stats = gpu_stats();
-    EXPECT_EQ(stats.activity_records, 32u);
-    EXPECT_EQ(stats.activity_dropped, 68u);
-    EXPECT_EQ(stats.buffers_refused, 1u);
+    EXPECT_GE(stats.activity_records, 32u);
+    EXPECT_GT(stats.activity_dropped, 0u);
+    EXPECT_GE(stats.buffers_refused, 1u);
     EXPECT_EQ(stats.activity_records + stats.activity_dropped, 100u);
-    ASSERT_TRUE(received_gpu_events(collector, 32));
+    ASSERT_TRUE(received_gpu_events(collector, stats.activity_records));
     ASSERT_TRUE(collector.receive_until(
-        [](const auto& batches) {
+        [&](const auto& batches) {
           std::uint64_t reported = 0;
           for (const ReceivedBatch& b : batches)
             reported += b.dropped_since_last;
-          return reported >= 68;
+          return reported >= stats.activity_dropped;
         },
         kPatience))
         << "device drops reach the collector as agent drops";
@@ -395,12 +310,12 @@ TEST(GpuSources, NvmlCountersArriveOnDeviceLanes) {
 TEST(GpuSources, NvmlRunsAlongsideCuptiAndSkipsUnsupportedCounters) {
   run_in_fresh_process([] {
     setenv("FAKE_NVML_NO_POWER", "1", 1);
-    setenv("CUDA_VISIBLE_DEVICES", "GPU-fake-0", 1);
     TestCollector collector;
     start_with_fakes(collector, SW_FAKE_CUPTI, SW_FAKE_NVML);
-    setenv("CUDA_VISIBLE_DEVICES", "GPU-fake-0", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "GPU-00000000-0000-0000-0000-000000000000", 1);
     ASSERT_EQ(sw_gpu_start("auto"), SW_OK);
-    EXPECT_EQ(describe(), "cupti + nvml");
+    EXPECT_EQ(describe(),
+              std::string("cupti [") + SW_FAKE_CUPTI + ": STALLWATCH_CUPTI_PATH] + nvml");
     EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
     EXPECT_EQ(gpu_stats().nvml_devices, 1u);
     ASSERT_TRUE(collector.receive_until(
@@ -451,19 +366,20 @@ TEST(GpuSources, AForkedChildLeavesTheParentsSessionAlone) {
     ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
     ASSERT_TRUE(fake.open());
+    const int enabled = fake.enabled(10);
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
       const sw_gpu_stats stats = gpu_stats();
       const bool ok = stats.running == 0 && stats.device_source == SW_DEVICE_SOURCE_NONE &&
-                      sw_gpu_stop() == SW_ERR_NOT_STARTED && fake.subscribers() == 1;
+                      sw_gpu_stop() == SW_ERR_NOT_STARTED && fake.enabled(10) == enabled;
       _exit(ok ? 0 : 3);
     }
     const ChildResult result = wait_child(child, std::chrono::seconds(30));
     EXPECT_TRUE(result.exited);
     EXPECT_EQ(result.exit_code, 0);
     EXPECT_EQ(gpu_stats().running, 1u);
-    EXPECT_EQ(fake.subscribers(), 1);
+    EXPECT_EQ(fake.enabled(10), 1);
     fake.add_kernels(2, 0, 7, fake.now(), "after_fork");
     ASSERT_EQ(sw_gpu_stop(), SW_OK);
     EXPECT_EQ(gpu_stats().activity_records, 2u);

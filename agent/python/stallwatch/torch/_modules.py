@@ -7,7 +7,8 @@ waits in a DataLoader fetch (transforms written as modules) are not compute
 and are not recorded. Under ``torch.compile`` tracing the wrapper is
 transparent, so it never causes a graph break. While the device source is
 CUDA events (``state.gpu_spans``), the outermost forward and backward also
-record ``gpu/forward`` and ``gpu/backward`` spans (torch/_cuda.py).
+record ``gpu/forward`` and ``gpu/backward`` spans (torch/_cuda.py) on the
+device of the module's parameters or of the tensor backward starts from.
 """
 
 from __future__ import annotations
@@ -30,6 +31,27 @@ def _compiling_probe() -> Optional[Callable[[], bool]]:
     return probe
 
 
+def module_device(module: Any) -> Any:
+    """The device of a module's first parameter (or buffer): where its forward runs."""
+    try:
+        for tensor in module.parameters():
+            return tensor.device
+        for tensor in module.buffers():
+            return tensor.device
+    except Exception:
+        pass
+    return None
+
+
+def tensors_device(tensors: Any) -> Any:
+    """The device of a tensor, or of the first tensor of a sequence."""
+    if isinstance(tensors, torch.Tensor):
+        return tensors.device
+    if isinstance(tensors, (list, tuple)) and tensors and isinstance(tensors[0], torch.Tensor):
+        return tensors[0].device
+    return None
+
+
 def install_forward(state: TorchState = STATE) -> None:
     module_cls = torch.nn.Module
     original = module_cls.__call__
@@ -42,7 +64,7 @@ def install_forward(state: TorchState = STATE) -> None:
         if spans is None:
             with forward:
                 return original(self, *args, **kwargs)
-        token = spans.enter()
+        token = spans.enter(module_device(self))
         try:
             with forward:
                 return original(self, *args, **kwargs)
@@ -78,7 +100,7 @@ def install_backward(state: TorchState = STATE) -> None:
         if spans is None:
             with backward:
                 return run(*args, **kwargs)
-        token = spans.enter()
+        token = spans.enter(tensors_device(args[0]) if args else None)
         try:
             with backward:
                 return run(*args, **kwargs)

@@ -30,6 +30,14 @@ class _Opened(threading.local):
         self.stack: List[Tuple[bool, Any]] = []
 
 
+def optimizer_device(optimizer: Any) -> Any:
+    """The device of an optimizer's first parameter: where its step runs."""
+    try:
+        return optimizer.param_groups[0]["params"][0].device
+    except Exception:
+        return None
+
+
 def _install_global_hooks(state: TorchState) -> bool:
     optimizer_mod = importlib.import_module("torch.optim.optimizer")
     register_pre = getattr(optimizer_mod, "register_optimizer_step_pre_hook", None)
@@ -44,7 +52,7 @@ def _install_global_hooks(state: TorchState) -> bool:
         token = None
         if first:
             spans = state.gpu_spans
-            token = spans.enter() if spans is not None else None
+            token = spans.enter(optimizer_device(optimizer)) if spans is not None else None
             region.__enter__()
         opened.stack.append((first, token))
 
@@ -75,7 +83,7 @@ def _wrap_step(step: Callable[..., Any], state: TorchState) -> Callable[..., Any
             with region:
                 result = step(self, *args, **kwargs)
         else:
-            token = spans.enter()
+            token = spans.enter(optimizer_device(self))
             try:
                 with region:
                     result = step(self, *args, **kwargs)

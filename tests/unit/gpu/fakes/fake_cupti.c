@@ -1,20 +1,41 @@
 /*
  * A stand-in libcupti for the GPU-free tests: the entry points the agent's
  * CUPTI source resolves, plus fake_cupti_* controls the tests call (through
- * dlopen of the same file) to queue synthetic activity records.
+ * dlopen of the same file, or ctypes) to launch synthetic device work. It
+ * keeps the rules of the real CUPTI that the agent has to live with:
  *
- * Records are laid out like CUPTI's (the field prefix of CUpti_ActivityKernel*,
- * CUpti_ActivityMemcpy* and CUpti_ActivityMemset*, in slots as large as the
- * real records), and are delivered when the agent calls cuptiActivityFlushAll:
- * the fake asks for every buffer it needs first, as CUPTI does with several
- * buffers in flight, then hands them back in order. Records that found no
- * buffer (the agent's pool ran dry) are dropped and reported by
- * cuptiActivityGetNumDroppedRecords.
- * The fake's clock (cuptiGetTimestamp, fake_cupti_now) is CLOCK_REALTIME
- * stretched by FAKE_CUPTI_CLOCK_PPM and moved by FAKE_CUPTI_CLOCK_OFFSET_NS.
+ *  - records go into a client buffer when the work is launched (the buffer is
+ *    requested then, honouring the client's max_records), and are complete
+ *    only once the "device" ran them: a record whose end lies in the future
+ *    of the fake's clock is incomplete until the clock gets there;
+ *  - CUPTI's own worker thread (one per process, started with the buffer
+ *    callbacks) hands back, every FAKE_CUPTI_WORKER_MS (default 10), only the
+ *    buffers that are full and whose records are all complete; a default
+ *    cuptiActivityFlushAll(0) also returns partly filled ones, but never one
+ *    with an incomplete record; a forced flush returns everything, and the
+ *    incomplete records in it carry zero timestamps (their time is lost);
+ *  - records that find no buffer (the client refused one) are dropped and
+ *    counted for cuptiActivityGetNumDroppedRecords; records "without timing"
+ *    (lack of device memory) have zero timestamps;
+ *  - one subscriber at a time: a second cuptiSubscribe fails with
+ *    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, which is what a profiler
+ *    starting after another client sees (fake_cupti_profiler_start plays
+ *    torch.profiler's Kineto: subscribe, register its own buffer callbacks,
+ *    enable the kinds; CPU-only when its subscribe fails);
+ *  - cuptiActivityRegisterTimestampCallback replaces CUPTI's clock for both
+ *    record timestamps and cuptiGetTimestamp (Kineto registers a TSC one:
+ *    fake_cupti_use_tsc_clock);
+ *  - CUPTI initializes the CUDA driver (the fake libcuda.so.1 it links) in
+ *    every call but cuptiGetVersion and cuptiGetResultString, so a client that
+ *    calls it before the program initialized CUDA breaks CUDA in children the
+ *    program forks later.
+ * The default clock (fake_cupti_now) is CLOCK_REALTIME stretched by
+ * FAKE_CUPTI_CLOCK_PPM and moved by FAKE_CUPTI_CLOCK_OFFSET_NS.
  *
  * Environment: FAKE_CUPTI_SUBSCRIBE_RESULT (cuptiSubscribe's result, e.g. 39
- * for "another subscriber"), FAKE_CUPTI_ENABLE_RESULT, FAKE_CUPTI_VERSION.
+ * for "another subscriber"), FAKE_CUPTI_ENABLE_RESULT, FAKE_CUPTI_VERSION
+ * (default FAKE_CUPTI_DEFAULT_VERSION, a compile definition), and
+ * FAKE_CUPTI_WORKER_MS.
  */
 
 #include <pthread.h>
@@ -24,6 +45,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifndef FAKE_CUPTI_DEFAULT_VERSION
+#define FAKE_CUPTI_DEFAULT_VERSION 130001
+#endif
+
 #define FAKE_API __attribute__((visibility("default")))
 
 typedef int CUptiResult;
@@ -31,10 +56,21 @@ typedef void (*BufferRequested)(uint8_t** buffer, size_t* size, size_t* max_reco
 typedef void (*BufferCompleted)(void* context, uint32_t stream, uint8_t* buffer, size_t size,
                                 size_t valid);
 typedef void (*CallbackFunc)(void* userdata, int domain, uint32_t cbid, const void* data);
+typedef uint64_t (*TimestampFunc)(void);
 
-enum { kSuccess = 0, kInvalidParameter = 1, kMaxLimitReached = 12, kInvalidKind = 21 };
+int cuInit(unsigned int flags); /* the fake CUDA driver */
+
+enum {
+  kSuccess = 0,
+  kInvalidParameter = 1,
+  kInvalidOperation = 7,
+  kMaxLimitReached = 12,
+  kNotInitialized = 15,
+  kInvalidKind = 21,
+  kMultipleSubscribers = 39
+};
 enum { kMemcpy = 1, kMemset = 2, kKernel = 3, kRuntime = 5, kConcurrentKernel = 10 };
-enum { kMaxPending = 65536, kMaxBuffers = 1024 };
+enum { kMaxBuffers = 1024, kMaxDelivery = 64 };
 
 typedef struct {
   int32_t kind;
@@ -64,19 +100,42 @@ typedef struct {
   uint32_t device_id, context_id, stream_id, correlation_id;
 } MemsetRecord;
 
+/* One launched piece of work: complete once CLOCK_REALTIME reaches done_at. */
 typedef struct {
   int32_t kind;
   uint32_t device, stream, correlation;
   uint64_t start, end;
+  int64_t done_at;
   const char* name;
   uint8_t copy_kind;
-} Pending;
+  uint8_t untimed;
+} Work;
+
+/* A client buffer CUPTI is filling. */
+typedef struct {
+  uint8_t* buffer;
+  size_t size;
+  size_t max_records;
+  size_t bytes;
+  size_t count;
+  size_t capacity;
+  Work* work;
+  int closed; /* full: no more records go in */
+} Inflight;
+
+typedef struct {
+  BufferCompleted completed;
+  uint8_t* buffer;
+  size_t size;
+  size_t valid;
+} Delivery;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static BufferRequested requested_fn;
 static BufferCompleted completed_fn;
-static Pending pending[kMaxPending];
-static size_t pending_count;
+static TimestampFunc timestamp_fn;
+static Inflight inflight[kMaxBuffers];
+static size_t inflight_count;
 static size_t dropped;
 static int subscribers;
 static int enabled[16];
@@ -84,6 +143,12 @@ static int flushes;
 static int forced_flushes;
 static uint32_t next_correlation = 1;
 static int64_t clock_base_ns;
+static size_t last_max_records;
+static int worker_started;
+static pthread_t worker_thread;
+static int64_t worker_callback_max_ns;
+static int worker_deliveries;
+static void (*next_record_hook)(void);
 
 static long long env_int(const char* name, long long fallback) {
   const char* text = getenv(name);
@@ -109,7 +174,13 @@ static int64_t realtime_ns(void) {
   return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-FAKE_API uint64_t fake_cupti_now(void) {
+static int64_t monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static uint64_t default_clock(void) {
   const int64_t real = realtime_ns();
   pthread_mutex_lock(&lock);
   if (clock_base_ns == 0) clock_base_ns = real;
@@ -118,6 +189,19 @@ FAKE_API uint64_t fake_cupti_now(void) {
   const double ppm = (double)env_int("FAKE_CUPTI_CLOCK_PPM", 0);
   const int64_t stretched = base + (int64_t)((double)(real - base) * (1.0 + ppm * 1e-6));
   return (uint64_t)(stretched + env_int("FAKE_CUPTI_CLOCK_OFFSET_NS", 0));
+}
+
+/* CUPTI's clock: the registered timestamp callback, else the default one. */
+FAKE_API uint64_t fake_cupti_now(void) {
+  pthread_mutex_lock(&lock);
+  const TimestampFunc fn = timestamp_fn;
+  pthread_mutex_unlock(&lock);
+  return fn != NULL ? fn() : default_clock();
+}
+
+/* CUPTI initializes the driver lazily, in its first real call. */
+static int init_driver(void) {
+  return cuInit(0) == 0;
 }
 
 /* Names live as long as the process, like CUPTI's (caller holds `lock`). */
@@ -133,60 +217,219 @@ static const char* intern(const char* name) {
   return names[count] != NULL ? names[count++] : NULL;
 }
 
-static void add(int32_t kind, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
-                const char* name, uint8_t copy_kind) {
-  pthread_mutex_lock(&lock);
-  if (pending_count < kMaxPending) {
-    Pending* p = &pending[pending_count++];
-    p->kind = kind;
-    p->device = device;
-    p->stream = stream;
-    p->start = start;
-    p->end = end;
-    p->name = intern(name);
-    p->copy_kind = copy_kind;
-    p->correlation = next_correlation++;
+/* Caller holds `lock`: puts `w` in the buffer being filled, asking the client
+ * for a new one when there is none or it is full. */
+static void place(const Work* w) {
+  if (w->kind != kRuntime && !(w->kind >= 0 && w->kind < 16 && enabled[w->kind])) return;
+  if (requested_fn == NULL) return;
+  const size_t slot = slot_size(w->kind);
+  Inflight* current = inflight_count > 0 ? &inflight[inflight_count - 1] : NULL;
+  if (current != NULL && !current->closed && current->bytes + slot > current->size) {
+    current->closed = 1;
   }
+  if (current == NULL || current->closed) {
+    if (inflight_count == kMaxBuffers) {
+      ++dropped;
+      return;
+    }
+    uint8_t* buffer = NULL;
+    size_t size = 0;
+    size_t max_records = 0;
+    requested_fn(&buffer, &size, &max_records);
+    last_max_records = max_records;
+    if (buffer == NULL || size < slot) {
+      ++dropped;
+      return;
+    }
+    current = &inflight[inflight_count++];
+    memset(current, 0, sizeof(*current));
+    current->buffer = buffer;
+    current->size = size;
+    current->max_records = max_records;
+  }
+  if (current->count == current->capacity) {
+    const size_t capacity = current->capacity == 0 ? 16 : current->capacity * 2;
+    Work* grown = realloc(current->work, capacity * sizeof(Work));
+    if (grown == NULL) {
+      ++dropped;
+      return;
+    }
+    current->work = grown;
+    current->capacity = capacity;
+  }
+  current->work[current->count++] = *w;
+  current->bytes += slot;
+  if ((current->max_records != 0 && current->count >= current->max_records) ||
+      current->bytes + slot_size(kConcurrentKernel) > current->size) {
+    current->closed = 1;
+  }
+}
+
+static void launch(int32_t kind, uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
+                   const char* name, uint8_t copy_kind, int untimed) {
+  const int64_t now_real = realtime_ns();
+  const int64_t now_cupti = (int64_t)fake_cupti_now();
+  pthread_mutex_lock(&lock);
+  Work w;
+  memset(&w, 0, sizeof(w));
+  w.kind = kind;
+  w.device = device;
+  w.stream = stream;
+  w.start = start;
+  w.end = end;
+  w.done_at = now_real + ((int64_t)end - now_cupti);
+  w.name = intern(name);
+  w.copy_kind = copy_kind;
+  w.untimed = (uint8_t)untimed;
+  w.correlation = next_correlation++;
+  place(&w);
   pthread_mutex_unlock(&lock);
 }
 
 FAKE_API void fake_cupti_add_kernel(uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
                                     const char* name) {
-  add(kConcurrentKernel, device, stream, start, end, name, 0);
+  launch(kConcurrentKernel, device, stream, start, end, name, 0, 0);
 }
 
-/* `count` kernels of 1 us, 2 us apart from `start`, queued at once. */
+/* `count` kernels of 1 us, 2 us apart from `start`, launched at once. */
 FAKE_API void fake_cupti_add_kernels(size_t count, uint32_t device, uint32_t stream, uint64_t start,
                                      const char* name) {
-  pthread_mutex_lock(&lock);
-  const char* interned = intern(name);
-  for (size_t i = 0; i < count && pending_count < kMaxPending; ++i) {
-    Pending* p = &pending[pending_count++];
-    p->kind = kConcurrentKernel;
-    p->device = device;
-    p->stream = stream;
-    p->start = start + i * 2000;
-    p->end = p->start + 1000;
-    p->name = interned;
-    p->copy_kind = 0;
-    p->correlation = next_correlation++;
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t begin = start + i * 2000;
+    launch(kConcurrentKernel, device, stream, begin, begin + 1000, name, 0, 0);
   }
-  pthread_mutex_unlock(&lock);
+}
+
+/* A kernel CUPTI could not time (its record carries zero timestamps). */
+FAKE_API void fake_cupti_add_untimed_kernel(uint32_t device, uint32_t stream, uint64_t start,
+                                            uint64_t end, const char* name) {
+  launch(kConcurrentKernel, device, stream, start, end, name, 0, 1);
 }
 
 FAKE_API void fake_cupti_add_memcpy(uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
                                     uint8_t copy_kind) {
-  add(kMemcpy, device, stream, start, end, NULL, copy_kind);
+  launch(kMemcpy, device, stream, start, end, NULL, copy_kind, 0);
 }
 
 FAKE_API void fake_cupti_add_memset(uint32_t device, uint32_t stream, uint64_t start,
                                     uint64_t end) {
-  add(kMemset, device, stream, start, end, NULL, 0);
+  launch(kMemset, device, stream, start, end, NULL, 0, 0);
 }
 
-/* A record of a kind the agent does not enable (a runtime API record). */
+/* A record of a kind the agent does not enable (a runtime API record another
+ * client of the process enabled). */
 FAKE_API void fake_cupti_add_other(uint64_t start, uint64_t end) {
-  add(kRuntime, 0, 0, start, end, NULL, 0);
+  launch(kRuntime, 0, 0, start, end, NULL, 0, 0);
+}
+
+static void write_record(uint8_t* slot, const Work* w, int timed) {
+  memset(slot, 0xAB, slot_size(w->kind)); /* fields past the prefix are garbage */
+  const uint64_t start = timed ? w->start : 0;
+  const uint64_t end = timed ? w->end : 0;
+  if (w->kind == kConcurrentKernel) {
+    KernelRecord r;
+    memset(&r, 0, sizeof(r));
+    r.kind = w->kind;
+    r.start = start;
+    r.end = end;
+    r.completed = end;
+    r.device_id = w->device;
+    r.stream_id = w->stream;
+    r.correlation_id = w->correlation;
+    r.name = w->name;
+    memcpy(slot, &r, sizeof(r));
+  } else if (w->kind == kMemcpy) {
+    MemcpyRecord r;
+    memset(&r, 0, sizeof(r));
+    r.kind = w->kind;
+    r.copy_kind = w->copy_kind;
+    r.start = start;
+    r.end = end;
+    r.device_id = w->device;
+    r.stream_id = w->stream;
+    r.correlation_id = w->correlation;
+    memcpy(slot, &r, sizeof(r));
+  } else if (w->kind == kMemset) {
+    MemsetRecord r;
+    memset(&r, 0, sizeof(r));
+    r.kind = w->kind;
+    r.start = start;
+    r.end = end;
+    r.device_id = w->device;
+    r.stream_id = w->stream;
+    r.correlation_id = w->correlation;
+    memcpy(slot, &r, sizeof(r));
+  } else {
+    memcpy(slot, &w->kind, sizeof(w->kind));
+  }
+}
+
+static int complete(const Inflight* b, int64_t now) {
+  for (size_t i = 0; i < b->count; ++i) {
+    if (b->work[i].done_at > now) return 0;
+  }
+  return 1;
+}
+
+/* Caller holds `lock`: takes out the buffers a flush of this kind returns
+ * (forced: all; default: those with every record complete; worker: those
+ * also full), writing their records. Returns how many went to `out`. */
+static size_t collect(int forced, int worker, Delivery* out, size_t limit) {
+  const int64_t now = realtime_ns();
+  size_t n = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < inflight_count; ++i) {
+    Inflight* b = &inflight[i];
+    const int take = n < limit && (forced || ((!worker || b->closed) && complete(b, now)));
+    if (!take) {
+      inflight[kept++] = *b;
+      continue;
+    }
+    size_t offset = 0;
+    for (size_t r = 0; r < b->count; ++r) {
+      const Work* w = &b->work[r];
+      write_record(b->buffer + offset, w, !w->untimed && w->done_at <= now);
+      offset += slot_size(w->kind);
+    }
+    out[n].completed = completed_fn;
+    out[n].buffer = b->buffer;
+    out[n].size = b->size;
+    out[n].valid = offset;
+    ++n;
+    free(b->work);
+  }
+  inflight_count = kept;
+  return n;
+}
+
+static void deliver(const Delivery* d, size_t n, int worker) {
+  for (size_t i = 0; i < n; ++i) {
+    if (d[i].completed == NULL) continue;
+    const int64_t before = monotonic_ns();
+    d[i].completed(NULL, 0, d[i].buffer, d[i].size, d[i].valid);
+    const int64_t took = monotonic_ns() - before;
+    if (worker) {
+      pthread_mutex_lock(&lock);
+      if (took > worker_callback_max_ns) worker_callback_max_ns = took;
+      ++worker_deliveries;
+      pthread_mutex_unlock(&lock);
+    }
+  }
+}
+
+static void* worker_main(void* unused) {
+  (void)unused;
+  const long long period_ms = env_int("FAKE_CUPTI_WORKER_MS", 10);
+  for (;;) {
+    struct timespec pause = {0, (long)(period_ms > 0 ? period_ms : 10) * 1000000L};
+    nanosleep(&pause, NULL);
+    Delivery out[kMaxDelivery];
+    pthread_mutex_lock(&lock);
+    const size_t n = collect(0, 1, out, kMaxDelivery);
+    pthread_mutex_unlock(&lock);
+    deliver(out, n, 1);
+  }
+  return NULL;
 }
 
 FAKE_API int fake_cupti_subscribers(void) {
@@ -210,56 +453,51 @@ FAKE_API int fake_cupti_flushes(int forced_only) {
   return n;
 }
 
+/* Records launched and not yet handed back. */
 FAKE_API size_t fake_cupti_pending(void) {
   pthread_mutex_lock(&lock);
-  const size_t n = pending_count;
+  size_t n = 0;
+  for (size_t i = 0; i < inflight_count; ++i)
+    n += inflight[i].count;
   pthread_mutex_unlock(&lock);
   return n;
 }
 
-static void write_record(uint8_t* slot, const Pending* p) {
-  memset(slot, 0xAB, slot_size(p->kind)); /* fields past the prefix are garbage */
-  if (p->kind == kConcurrentKernel) {
-    KernelRecord r;
-    memset(&r, 0, sizeof(r));
-    r.kind = p->kind;
-    r.start = p->start;
-    r.end = p->end;
-    r.completed = p->end;
-    r.device_id = p->device;
-    r.stream_id = p->stream;
-    r.correlation_id = p->correlation;
-    r.name = p->name;
-    memcpy(slot, &r, sizeof(r));
-  } else if (p->kind == kMemcpy) {
-    MemcpyRecord r;
-    memset(&r, 0, sizeof(r));
-    r.kind = p->kind;
-    r.copy_kind = p->copy_kind;
-    r.start = p->start;
-    r.end = p->end;
-    r.device_id = p->device;
-    r.stream_id = p->stream;
-    r.correlation_id = p->correlation;
-    memcpy(slot, &r, sizeof(r));
-  } else if (p->kind == kMemset) {
-    MemsetRecord r;
-    memset(&r, 0, sizeof(r));
-    r.kind = p->kind;
-    r.start = p->start;
-    r.end = p->end;
-    r.device_id = p->device;
-    r.stream_id = p->stream;
-    r.correlation_id = p->correlation;
-    memcpy(slot, &r, sizeof(r));
-  } else {
-    memcpy(slot, &p->kind, sizeof(p->kind));
-  }
+/* The max_records the client gave with its latest buffer. */
+FAKE_API size_t fake_cupti_last_max_records(void) {
+  pthread_mutex_lock(&lock);
+  const size_t n = last_max_records;
+  pthread_mutex_unlock(&lock);
+  return n;
+}
+
+/* How long the longest buffer-completed callback made on CUPTI's own worker
+ * thread took, and how many it made. */
+FAKE_API int64_t fake_cupti_worker_callback_max_ns(void) {
+  pthread_mutex_lock(&lock);
+  const int64_t n = worker_callback_max_ns;
+  pthread_mutex_unlock(&lock);
+  return n;
+}
+
+FAKE_API int fake_cupti_worker_deliveries(void) {
+  pthread_mutex_lock(&lock);
+  const int n = worker_deliveries;
+  pthread_mutex_unlock(&lock);
+  return n;
+}
+
+/* Runs `hook` (once) inside the next cuptiActivityGetNextRecord call, i.e.
+ * while the client reads a delivered buffer. */
+FAKE_API void fake_cupti_set_next_record_hook(void (*hook)(void)) {
+  pthread_mutex_lock(&lock);
+  next_record_hook = hook;
+  pthread_mutex_unlock(&lock);
 }
 
 FAKE_API CUptiResult cuptiGetVersion(uint32_t* version) {
   if (version == NULL) return kInvalidParameter;
-  *version = (uint32_t)env_int("FAKE_CUPTI_VERSION", 130001);
+  *version = (uint32_t)env_int("FAKE_CUPTI_VERSION", FAKE_CUPTI_DEFAULT_VERSION);
   return kSuccess;
 }
 
@@ -281,12 +519,14 @@ FAKE_API CUptiResult cuptiGetResultString(CUptiResult result, const char** text)
 FAKE_API CUptiResult cuptiSubscribe(void** subscriber, CallbackFunc callback, void* userdata) {
   (void)callback;
   (void)userdata;
+  if (subscriber == NULL) return kInvalidParameter;
+  if (!init_driver()) return kNotInitialized;
   const CUptiResult forced = (CUptiResult)env_int("FAKE_CUPTI_SUBSCRIBE_RESULT", 0);
   if (forced != kSuccess) return forced;
   pthread_mutex_lock(&lock);
   if (subscribers > 0) {
     pthread_mutex_unlock(&lock);
-    return 39;
+    return kMultipleSubscribers;
   }
   ++subscribers;
   pthread_mutex_unlock(&lock);
@@ -305,14 +545,29 @@ FAKE_API CUptiResult cuptiUnsubscribe(void* subscriber) {
 FAKE_API CUptiResult cuptiActivityRegisterCallbacks(BufferRequested requested,
                                                     BufferCompleted completed) {
   if (requested == NULL || completed == NULL) return kInvalidParameter;
+  if (!init_driver()) return kNotInitialized;
   pthread_mutex_lock(&lock);
   requested_fn = requested;
   completed_fn = completed;
+  if (!worker_started && pthread_create(&worker_thread, NULL, worker_main, NULL) == 0) {
+    pthread_detach(worker_thread);
+    worker_started = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  return kSuccess;
+}
+
+FAKE_API CUptiResult cuptiActivityRegisterTimestampCallback(TimestampFunc fn) {
+  if (fn == NULL) return kInvalidParameter;
+  if (!init_driver()) return kNotInitialized;
+  pthread_mutex_lock(&lock);
+  timestamp_fn = fn;
   pthread_mutex_unlock(&lock);
   return kSuccess;
 }
 
 FAKE_API CUptiResult cuptiActivityEnable(int kind) {
+  if (!init_driver()) return kNotInitialized;
   const CUptiResult forced = (CUptiResult)env_int("FAKE_CUPTI_ENABLE_RESULT", 0);
   if (forced != kSuccess) return forced;
   if (kind < 0 || kind >= 16) return kInvalidKind;
@@ -324,6 +579,7 @@ FAKE_API CUptiResult cuptiActivityEnable(int kind) {
 
 FAKE_API CUptiResult cuptiActivityDisable(int kind) {
   if (kind < 0 || kind >= 16) return kInvalidKind;
+  if (!init_driver()) return kNotInitialized;
   pthread_mutex_lock(&lock);
   enabled[kind] = 0;
   pthread_mutex_unlock(&lock);
@@ -332,56 +588,34 @@ FAKE_API CUptiResult cuptiActivityDisable(int kind) {
 
 FAKE_API CUptiResult cuptiGetTimestamp(uint64_t* timestamp) {
   if (timestamp == NULL) return kInvalidParameter;
+  if (!init_driver()) return kNotInitialized;
   *timestamp = fake_cupti_now();
   return kSuccess;
 }
 
 FAKE_API CUptiResult cuptiActivityFlushAll(uint32_t flag) {
-  static uint8_t* buffers[kMaxBuffers];
-  static size_t sizes[kMaxBuffers];
-  static size_t valid[kMaxBuffers];
+  if (!init_driver()) return kNotInitialized;
+  Delivery out[kMaxBuffers];
   pthread_mutex_lock(&lock);
   ++flushes;
   if (flag & 1) ++forced_flushes;
   if (requested_fn == NULL || completed_fn == NULL) {
     pthread_mutex_unlock(&lock);
-    return 7; /* CUPTI_ERROR_INVALID_OPERATION */
+    return kInvalidOperation;
   }
-  size_t used = 0;
-  size_t next = 0;
-  while (next < pending_count && used < kMaxBuffers) {
-    uint8_t* buffer = NULL;
-    size_t size = 0;
-    size_t max_records = 0;
-    requested_fn(&buffer, &size, &max_records);
-    if (buffer == NULL) {
-      /* No buffer: every record still waiting is lost, and counted. */
-      dropped += pending_count - next;
-      next = pending_count;
-      break;
-    }
-    size_t offset = 0;
-    while (next < pending_count && offset + slot_size(pending[next].kind) <= size) {
-      write_record(buffer + offset, &pending[next]);
-      offset += slot_size(pending[next].kind);
-      ++next;
-    }
-    buffers[used] = buffer;
-    sizes[used] = size;
-    valid[used] = offset;
-    ++used;
-    if (offset == 0) break; /* a buffer too small for one record */
-  }
-  pending_count = 0;
-  const BufferCompleted completed = completed_fn;
+  const size_t n = collect((flag & 1) != 0, 0, out, kMaxBuffers);
   pthread_mutex_unlock(&lock);
-  for (size_t i = 0; i < used; ++i)
-    completed(NULL, 0, buffers[i], sizes[i], valid[i]);
+  deliver(out, n, 0);
   return kSuccess;
 }
 
 FAKE_API CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid_size, void** record) {
   if (buffer == NULL || record == NULL) return kInvalidParameter;
+  pthread_mutex_lock(&lock);
+  void (*hook)(void) = next_record_hook;
+  next_record_hook = NULL;
+  pthread_mutex_unlock(&lock);
+  if (hook != NULL) hook();
   uint8_t* next = buffer;
   if (*record != NULL) {
     int32_t kind;
@@ -403,4 +637,70 @@ FAKE_API CUptiResult cuptiActivityGetNumDroppedRecords(void* context, uint32_t s
   dropped = 0;
   pthread_mutex_unlock(&lock);
   return kSuccess;
+}
+
+/* torch.profiler's Kineto, as far as CUPTI sees it: subscribes (and keeps the
+ * subscription); when that fails it records on the CPU only. Otherwise it
+ * registers its own buffer callbacks, which replace the previous client's,
+ * and enables the kinds. fake_cupti_profiler_stop() flushes and disables
+ * them, as Kineto does, and returns the kernel records its trace got. */
+static pthread_mutex_t profiler_lock = PTHREAD_MUTEX_INITIALIZER;
+static int profiler_kernels;
+static void* profiler_subscriber;
+
+static void profiler_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = aligned_alloc(8, 1 << 16);
+  *size = *buffer != NULL ? 1 << 16 : 0;
+  *max_records = 0;
+}
+
+static void profiler_completed(void* context, uint32_t stream, uint8_t* buffer, size_t size,
+                               size_t valid) {
+  (void)context;
+  (void)stream;
+  (void)size;
+  void* record = NULL;
+  int kernels = 0;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == kSuccess) {
+    KernelRecord r;
+    memcpy(&r.kind, record, sizeof(r.kind));
+    if (r.kind != kConcurrentKernel) continue;
+    memcpy(&r, record, sizeof(r));
+    kernels += r.start != 0;
+  }
+  free(buffer);
+  pthread_mutex_lock(&profiler_lock);
+  profiler_kernels += kernels;
+  pthread_mutex_unlock(&profiler_lock);
+}
+
+FAKE_API CUptiResult fake_cupti_profiler_start(void) {
+  const CUptiResult rc = cuptiSubscribe(&profiler_subscriber, NULL, NULL);
+  if (rc != kSuccess) return rc; /* Kineto: "CUPTI initialization failed", CPU only */
+  cuptiActivityRegisterCallbacks(profiler_requested, profiler_completed);
+  cuptiActivityEnable(kConcurrentKernel);
+  cuptiActivityEnable(kMemcpy);
+  cuptiActivityEnable(kMemset);
+  return kSuccess;
+}
+
+FAKE_API int fake_cupti_profiler_stop(void) {
+  cuptiActivityFlushAll(1);
+  cuptiActivityDisable(kConcurrentKernel);
+  cuptiActivityDisable(kMemcpy);
+  cuptiActivityDisable(kMemset);
+  pthread_mutex_lock(&profiler_lock);
+  const int n = profiler_kernels;
+  pthread_mutex_unlock(&profiler_lock);
+  return n;
+}
+
+/* Kineto's TSC timestamp callback: CUPTI's clock becomes the CPU's cycle
+ * counter (here: CLOCK_MONOTONIC scaled to 2.5 ticks per ns), not Unix time. */
+static uint64_t tsc_clock(void) {
+  return (uint64_t)(monotonic_ns() * 5 / 2) + 12345678901ull;
+}
+
+FAKE_API CUptiResult fake_cupti_use_tsc_clock(void) {
+  return cuptiActivityRegisterTimestampCallback(tsc_clock);
 }

@@ -1,8 +1,11 @@
 /*
  * A stand-in libnvidia-ml.so.1 for the GPU-free tests: the NVML entry points
- * the agent's NVML source resolves, with fixed readings per device i:
- * utilization 40 + i %, SM clock 1410 MHz, memory used (8 GiB + i) bytes,
- * power 250 W. Environment: FAKE_NVML_DEVICES (default 1),
+ * the agent's NVML source resolves, with fixed readings per device i (NVML's
+ * index, in PCI bus order): utilization 40 + i %, SM clock 1410 MHz, memory
+ * used (8 GiB + i) bytes, power 250 W. Device i's UUID is
+ * GPU-00000000-0000-0000-0000-0000000000ii (what the fake CUDA driver reports
+ * for it, in its own order), and its MIG instance's
+ * MIG-00000000-0000-0000-0000-0000000001ii. Environment: FAKE_NVML_DEVICES (default 1),
  * FAKE_NVML_INIT_RESULT (nvmlInit_v2's result), FAKE_NVML_NO_POWER=1 (power
  * readings are "not supported"). fake_nvml_initialized() tells the tests
  * whether nvmlInit without nvmlShutdown is in force.
@@ -82,17 +85,32 @@ FAKE_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevi
   return kSuccess;
 }
 
+static void uuid_of(unsigned int i, int mig, char* out, size_t size) {
+  snprintf(out, size, "%s-00000000-0000-0000-0000-0000000%s%02x", mig ? "MIG" : "GPU",
+           mig ? "001" : "000", i);
+}
+
 FAKE_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
   if (!initialized) return kUninitialized;
   for (unsigned int i = 0; i < device_count(); ++i) {
-    char name[32];
-    snprintf(name, sizeof(name), "GPU-fake-%u", i);
-    if (strcmp(uuid, name) == 0) {
-      *device = (nvmlDevice_t)(uintptr_t)(i + 1);
-      return kSuccess;
+    for (int mig = 0; mig < 2; ++mig) {
+      char name[64];
+      uuid_of(i, mig, name, sizeof(name));
+      if (strcmp(uuid, name) == 0) {
+        *device = (nvmlDevice_t)(uintptr_t)(i + 1);
+        return kSuccess;
+      }
     }
   }
   return kNotFound;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int size) {
+  unsigned int index = 0;
+  const int rc = index_of(device, &index);
+  if (rc != kSuccess) return rc;
+  uuid_of(index, 0, uuid, size);
+  return kSuccess;
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* out) {

@@ -1,0 +1,264 @@
+"""The GPU sources' behaviour on a real GPU, in one run of a few minutes: what
+the GPU-free tests check against models of CUDA, CUPTI and NVML (tests/unit/gpu,
+tests/python), checked against the real ones. Prints each measurement, then
+one JSON line. Without a CUDA device it says so in that line and exits 0.
+
+Checks (each in a fresh process; agent/gpu/README.md says why each matters):
+
+* ``context``: with two GPUs, a rank that trains on GPU 1 (``set_device(1)``,
+  and a model moved with ``.to("cuda:1")`` alone) under CUDA-event spans must
+  have no CUDA context on GPU 0 (``nvidia-smi --query-compute-apps``), compared
+  with the same run under ``--gpu none``;
+* ``graph``: ``torch.cuda.graph`` capture and replay under CUDA-event spans:
+  the capture must succeed, spans during it are skipped (counted), none is
+  left unresolvable;
+* ``profiler``: torch.profiler started while the CUPTI source runs must still
+  have kernels in its trace;
+* ``long_step``: a 5 s forward (``torch.cuda._sleep``) under CUDA-event spans,
+  into a local stallwatchd: no late event, device busy >= 4.9 s per step; and
+  the same under CUPTI (one 5 s kernel arrives as one COMPLETE when it ends:
+  partly late, a known limit);
+* ``agreement`` (skip with --quick): bench/python/gpu_sources.py for 20 s,
+  one round: data stall and device idle within 0.02 of wall time of
+  torch.profiler's for CUPTI, 0.05 for CUDA events, and each source's overhead.
+
+    PYTHONPATH=build/gpu-rel/python python3 bench/python/gpu_checks.py --build build/gpu-rel
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Dict, List
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from gpu_sources import Daemon, get_json, python_env  # noqa: E402
+
+
+def child(check: str, options, **env: str) -> Dict:
+    """Runs this file's `check` in a fresh process; its last stdout line is JSON."""
+    proc = subprocess.run([sys.executable, __file__, "--child", check, "--build", options.build],
+                          env=python_env(options.build, **env), capture_output=True, text=True,
+                          timeout=300)
+    lines = proc.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        return {"error": f"exit {proc.returncode}: {proc.stderr[-2000:]}"}
+
+
+def gpus_with_context(pid: int) -> List[int]:
+    index_of = {}
+    for line in subprocess.run(["nvidia-smi", "--query-gpu=index,uuid", "--format=csv,noheader"],
+                               capture_output=True, text=True).stdout.splitlines():
+        index, uuid = [x.strip() for x in line.split(",")]
+        index_of[uuid] = int(index)
+    out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,gpu_uuid",
+                          "--format=csv,noheader"], capture_output=True, text=True).stdout
+    found = set()
+    for line in out.splitlines():
+        parts = [x.strip() for x in line.split(",")]
+        if len(parts) == 2 and parts[0] == str(pid):
+            found.add(index_of.get(parts[1], -1))
+    return sorted(found)
+
+
+def small_model(device):
+    import torch
+
+    return torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+                               torch.nn.Linear(1024, 1024)).to(device)
+
+
+def train(model, device, steps: int) -> None:
+    import torch
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(steps):
+        model(torch.randn(256, 1024, device=device)).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+
+def child_context(variant: str) -> Dict:
+    import torch
+
+    import stallwatch.torch
+
+    stallwatch.torch.instrument()
+    if variant == "set_device":
+        torch.cuda.set_device(1)
+    model = small_model("cuda:1")
+    train(model, "cuda:1", 50)
+    torch.cuda.synchronize(1)
+    time.sleep(1.0)  # the span resolver and the anchors have run
+    return {"gpus_with_context": gpus_with_context(os.getpid()),
+            "source": stallwatch.torch.device_source()}
+
+
+def child_graph() -> Dict:
+    import torch
+
+    import stallwatch
+    import stallwatch.torch
+
+    stallwatch.torch.instrument(gpu="cuda-events")
+    model = small_model("cuda")
+    static_in = torch.randn(256, 1024, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            model(static_in)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    error = None
+    try:
+        with torch.cuda.graph(graph):
+            static_out = model(static_in)
+        for _ in range(20):
+            graph.replay()
+        static_out.sum().item()
+    except Exception as exc:
+        error = repr(exc)
+    train(model, "cuda", 20)
+    torch.cuda.synchronize()
+    time.sleep(0.5)
+    stats = stallwatch.gpu_stats()
+    return {"capture_error": error, "cuda_events": stats.get("cuda_events"),
+            "description": stats.get("description")}
+
+
+def child_profiler() -> Dict:
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    import stallwatch
+    import stallwatch.torch
+
+    stallwatch.torch.instrument(gpu="cupti")
+    model = small_model("cuda")
+    train(model, "cuda", 10)
+    before = stallwatch.gpu_stats()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        train(model, "cuda", 5)
+        torch.cuda.synchronize()
+    kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+    train(model, "cuda", 10)
+    torch.cuda.synchronize()
+    time.sleep(0.5)
+    after = stallwatch.gpu_stats()
+    return {"profiler_kernel_events": kernels, "cupti_records_before": before["activity_records"],
+            "cupti_records_after": after["activity_records"],
+            "description": after.get("description")}
+
+
+def child_long_step(seconds: float) -> Dict:
+    import torch
+
+    import stallwatch
+    import stallwatch.torch
+
+    stallwatch.torch.instrument()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(100_000_000)
+    end.record()
+    end.synchronize()
+    cycles = int(100_000_000 * seconds * 1000 / start.elapsed_time(end))
+
+    class Sleeper(torch.nn.Module):
+        def forward(self, x):
+            torch.cuda._sleep(cycles)
+            return x
+
+    sleeper = Sleeper()
+    x = torch.ones(1, device="cuda")
+    for _ in range(2):
+        sleeper(x).sum().item()
+    time.sleep(3.0)
+    return {"source": stallwatch.torch.device_source(), "stats": stallwatch.gpu_stats()}
+
+
+def long_step(options, gpu: str) -> Dict:
+    daemon = Daemon(os.path.join(options.build, "collector", "app", "stallwatchd"))
+    try:
+        job = f"gpu-checks-long-{gpu}"
+        run = child("long_step", options, STALLWATCH_GPU=gpu, STALLWATCH_COLLECTOR=daemon.ingest,
+                    STALLWATCH_JOB=job)
+        daemon.rank_totals(job)  # waits until the rank finished
+        rank = get_json(f"{daemon.http}/api/v1/jobs/{job}")["ranks"][0]
+        total = rank["windows"]["total"]
+        return {"source": run.get("source"), "late_events": rank.get("late_events"),
+                "unpaired_events": rank.get("unpaired_events"),
+                "device_busy_seconds": total.get("device_busy_seconds"),
+                "expected_busy_seconds": 10.0, "child": run}
+    finally:
+        daemon.close()
+
+
+def agreement(options) -> Dict:
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "gpu_sources.py"), "--build",
+                           options.build, "--seconds", "20", "--rounds", "1"],
+                          env=python_env(options.build), capture_output=True, text=True,
+                          timeout=480)
+    lines = proc.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        return {"error": f"exit {proc.returncode}: {proc.stderr[-2000:]}"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                                       "build", "gpu-rel"))
+    parser.add_argument("--quick", action="store_true", help="skip the agreement check")
+    parser.add_argument("--child", default="")
+    options = parser.parse_args()
+    if options.child:
+        name, _, variant = options.child.partition(":")
+        result = {"context": lambda: child_context(variant), "graph": child_graph,
+                  "profiler": child_profiler, "long_step": lambda: child_long_step(5.0)}[name]()
+        print(json.dumps(result, default=str))
+        return 0
+    try:
+        import torch
+
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except Exception:
+        gpus = 0
+    if gpus == 0:
+        print(json.dumps({"bench": "gpu_checks", "skipped": "no CUDA device"}))
+        return 0
+    results: Dict[str, Dict] = {"device": {"name": torch.cuda.get_device_name(0), "gpus": gpus}}
+    began = time.monotonic()
+    if gpus >= 2:
+        results["context"] = {
+            f"{variant}/{gpu}": child(f"context:{variant}", options, STALLWATCH_GPU=gpu)
+            for variant in ("set_device", "to_only") for gpu in ("cuda-events", "none")}
+    else:
+        results["context"] = {"skipped": "needs two GPUs"}
+    print("context", json.dumps(results["context"]), flush=True)
+    results["graph"] = child("graph", options)
+    print("graph", json.dumps(results["graph"]), flush=True)
+    results["profiler"] = child("profiler", options)
+    print("profiler", json.dumps(results["profiler"]), flush=True)
+    results["long_step"] = {gpu: long_step(options, gpu) for gpu in ("cuda-events", "cupti")}
+    print("long_step", json.dumps(results["long_step"]), flush=True)
+    if not options.quick:
+        results["agreement"] = agreement(options)
+        print("agreement", json.dumps(results["agreement"]), flush=True)
+    results["seconds"] = round(time.monotonic() - began, 1)
+    print(json.dumps({"bench": "gpu_checks", **results}, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
