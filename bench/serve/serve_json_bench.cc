@@ -2,8 +2,12 @@
 // total) serialized as the job-detail JSON (the WebSocket payload of a
 // subscribed tab and GET /api/v1/jobs/{job}), the jobs list, and the
 // Prometheus scrape. Side by side, the same job detail built as an
-// nlohmann::json DOM and dumped, the approach the streaming writer replaces.
-// Ends with one JSON line of headline figures (medians of the repetitions).
+// nlohmann::json DOM and dumped, the approach the streaming writer replaces;
+// and the scrape of a 4096-rank job (512 nodes of 8 GPUs) as exported by
+// default (counters per rank, aggregates per job) and with every window's
+// per-rank gauges and the activity figures configured, the shape of the
+// export before the counters. Ends with one JSON line of headline figures
+// (medians of the repetitions).
 
 #include <benchmark/benchmark.h>
 
@@ -22,6 +26,7 @@ namespace stallwatch::collector {
 namespace {
 
 constexpr int kRanks = 256;
+constexpr int kBigRanks = 4096;
 constexpr int kRepetitions = 5;
 constexpr std::int64_t kS = 1'000'000'000;
 constexpr std::int64_t kNow = 1'700'000'000 * kS;
@@ -31,7 +36,7 @@ double value(int rank, int window, int field) {
   return 0.1234567891 * (1 + rank) / (3 + window) + 0.0001 * field;
 }
 
-std::shared_ptr<PublishedState> make_state() {
+std::shared_ptr<PublishedState> make_state(int ranks) {
   auto snap = std::make_shared<Snapshot>();
   snap->now_ns = kNow;
   snap->tick = 1000;
@@ -40,7 +45,7 @@ std::shared_ptr<PublishedState> make_state() {
   snap->verdict_window_index = 1;
   JobSnapshot job;
   job.job = "bench-job-2024-05-01";
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < ranks; ++r) {
     RankSnapshot rank;
     rank.job = job.job;
     rank.rank = r;
@@ -77,6 +82,20 @@ std::shared_ptr<PublishedState> make_state() {
       rank.windows.push_back(m);
     }
     rank.counters.events_received = 1'000'000 + static_cast<std::uint64_t>(r);
+    FinalizedTotals& f = rank.finalized;
+    f.horizon_ns = rank.watermark_ns - 2 * kS;
+    f.wall_ns = f.horizon_ns - rank.start_ns;
+    f.compute_ns = f.wall_ns / 3 + r;
+    f.app_io_ns = f.wall_ns / 7 + r;
+    f.io_ns = f.wall_ns / 11 + r;
+    f.fetch_ns = f.wall_ns / 5 + r;
+    f.comm_ns = f.wall_ns / 13 + r;
+    f.unoverlapped_app_io_ns = f.app_io_ns / 2;
+    f.unoverlapped_io_ns = f.io_ns / 2;
+    f.device_busy_ns = f.wall_ns / 2 + r;
+    f.data_stall_ns = f.fetch_ns / 2;
+    f.steps = 12345 + static_cast<std::uint64_t>(r);
+    f.samples = 32.0 * static_cast<double>(f.steps);
     ProcessSnapshot p;
     p.host = "node-" + std::to_string(r / 8);
     p.pid = 10000 + r;
@@ -104,7 +123,12 @@ std::shared_ptr<PublishedState> make_state() {
 }
 
 const PublishedState& state() {
-  static const auto kState = make_state();
+  static const auto kState = make_state(kRanks);
+  return *kState;
+}
+
+const PublishedState& big_state() {
+  static const auto kState = make_state(kBigRanks);
   return *kState;
 }
 
@@ -143,6 +167,38 @@ void bm_prometheus(benchmark::State& s) {
     benchmark::DoNotOptimize(out.data());
   }
   set_bytes(s, out.size());
+}
+
+std::size_t series(const std::string& text) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    n += text[at] != '#';
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return n;
+}
+
+void prometheus_4096(benchmark::State& s, const PrometheusConfig& config) {
+  std::string out;
+  for (auto _ : s) {
+    out = prometheus_text(big_state(), ServeStats{}, config);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_bytes(s, out.size());
+  s.counters["series"] = static_cast<double>(series(out));
+}
+
+void bm_prometheus_4096_default(benchmark::State& s) {
+  prometheus_4096(s, PrometheusConfig{});
+}
+
+// Every window's gauges per rank and the activity figures: the old export.
+void bm_prometheus_4096_every_window(benchmark::State& s) {
+  PrometheusConfig config;
+  config.per_rank_windows_ns = {10 * kS, 60 * kS, 300 * kS, 0};
+  config.rank_activity = true;
+  prometheus_4096(s, config);
 }
 
 nlohmann::json dom_metrics(const WindowMetrics& m) {
@@ -260,6 +316,8 @@ int main(int argc, char** argv) {
   for (auto [name, fn] :
        {std::pair{"job_detail_256_ranks", &bm_job_detail}, std::pair{"jobs_list", &bm_jobs_list},
         std::pair{"prometheus_256_ranks", &bm_prometheus},
+        std::pair{"prometheus_4096_ranks_default", &bm_prometheus_4096_default},
+        std::pair{"prometheus_4096_ranks_every_window", &bm_prometheus_4096_every_window},
         std::pair{"job_detail_256_ranks_nlohmann_dom", &bm_job_detail_nlohmann}}) {
     benchmark::RegisterBenchmark(name, fn)
         ->Repetitions(kRepetitions)
@@ -280,9 +338,17 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"bench\":\"serve_json\",\"ranks\":%d,\"job_detail_ms\":%.3f,\"job_detail_bytes\":%.0f,"
       "\"jobs_list_ms\":%.4f,\"prometheus_ms\":%.3f,\"prometheus_bytes\":%.0f,"
-      "\"nlohmann_dom_job_detail_ms\":%.3f,\"dom_over_streaming_ratio\":%.2f}\n",
+      "\"nlohmann_dom_job_detail_ms\":%.3f,\"dom_over_streaming_ratio\":%.2f,"
+      "\"prometheus_4096_default_ms\":%.2f,\"prometheus_4096_default_bytes\":%.0f,"
+      "\"prometheus_4096_default_series\":%.0f,\"prometheus_4096_every_window_ms\":%.2f,"
+      "\"prometheus_4096_every_window_bytes\":%.0f,\"prometheus_4096_every_window_series\":%.0f}\n",
       kRanks, detail, figure("job_detail_256_ranks", "bytes"), figure("jobs_list", "cpu_ms"),
       figure("prometheus_256_ranks", "cpu_ms"), figure("prometheus_256_ranks", "bytes"), dom,
-      detail > 0 ? dom / detail : 0.0);
+      detail > 0 ? dom / detail : 0.0, figure("prometheus_4096_ranks_default", "cpu_ms"),
+      figure("prometheus_4096_ranks_default", "bytes"),
+      figure("prometheus_4096_ranks_default", "series"),
+      figure("prometheus_4096_ranks_every_window", "cpu_ms"),
+      figure("prometheus_4096_ranks_every_window", "bytes"),
+      figure("prometheus_4096_ranks_every_window", "series"));
   return 0;
 }
