@@ -102,6 +102,34 @@ void write_hta(const HtaBreakdown& h, std::ostream& out) {
     }
   }
   streams.print(out, "  ");
+
+  out << "\n  kernel types (µs, all ranks):\n";
+  TextTable types({"kernel type", "time", "%"});
+  for (const HtaKernelTypeTime& t : h.kernels.types)
+    types.row({t.kernel_type, std::to_string(t.sum_us), fixed(t.percentage, 1)});
+  types.print(out, "  ");
+
+  out << "\n  CUDA kernel launches (µs; short: kernel shorter than its launch call):\n";
+  TextTable launches({"rank", "launches", "call mean", "call p50", "kernel mean", "delay mean",
+                      "delay p50", "short", "calls > 50", "delay > 100"});
+  for (const HtaLaunchStats& s : h.launch_stats) {
+    launches.row({std::to_string(s.rank), std::to_string(s.launches.size()),
+                  fixed(s.cpu_duration.mean, 1), fixed(s.cpu_duration.p50, 1),
+                  fixed(s.gpu_duration.mean, 1), fixed(s.launch_delay.mean, 1),
+                  fixed(s.launch_delay.p50, 1), std::to_string(s.short_kernels),
+                  std::to_string(s.long_launches), std::to_string(s.late_starts)});
+  }
+  launches.print(out, "  ");
+
+  out << "\n  queue length by stream:\n";
+  TextTable queues({"rank", "stream", "steps", "mean", "p50", "max", "µs at max"});
+  for (const HtaQueueLength& q : h.queue_lengths) {
+    queues.row({std::to_string(q.rank), std::to_string(q.stream),
+                std::to_string(q.queue_length.count), fixed(q.queue_length.mean, 2),
+                fixed(q.queue_length.p50, 1), fixed(q.queue_length.max, 0),
+                std::to_string(q.blocked_us)});
+  }
+  queues.print(out, "  ");
 }
 
 void write_engine(const Snapshot& snap, std::ostream& out) {

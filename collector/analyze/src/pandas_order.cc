@@ -10,7 +10,7 @@ namespace {
 
 // numpy's threshold below which a partition is finished by insertion sort,
 // and the recursion stack it allocates (two pointers per level).
-constexpr std::ptrdiff_t kSmallQuicksort = 16;
+constexpr std::ptrdiff_t kSmallQuicksort = 15;
 constexpr int kStackSize = 128;
 
 int most_significant_bit(std::size_t n) {
