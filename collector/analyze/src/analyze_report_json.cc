@@ -130,6 +130,29 @@ json queue_lengths(const std::vector<HtaQueueLength>& queues) {
   return out;
 }
 
+json overhead(const HtaOverhead& o) {
+  return {{"count", o.count}, {"mean_us", o.mean_us}, {"p50_us", o.p50_us}, {"p95_us", o.p95_us}};
+}
+
+json operators(const HtaOperatorAttribution& a) {
+  json ops = json::array();
+  for (const HtaOperatorStats& s : a.operators) {
+    ops.push_back({{"rank", s.rank},
+                   {"name", s.name},
+                   {"calls", s.calls},
+                   {"host_runtime_us", s.host_runtime_us},
+                   {"device_runtime_us", s.device_runtime_us},
+                   {"t1_gap_before", overhead(s.t1)},
+                   {"t2_to_first_launch", overhead(s.t2)},
+                   {"t3_after_last_launch", overhead(s.t3)},
+                   {"t5_between_launches", overhead(s.t5)}});
+  }
+  json launches = json::array();
+  for (const HtaLaunchOverhead& l : a.launches)
+    launches.push_back({{"rank", l.rank}, {"name", l.name}, {"t4_launch", overhead(l.t4)}});
+  return {{"operators", std::move(ops)}, {"launch_calls", std::move(launches)}};
+}
+
 json hta(const HtaBreakdown& h) {
   json ranks = json::array();
   for (const HtaRankBreakdown& r : h.ranks) {
@@ -159,7 +182,8 @@ json hta(const HtaBreakdown& h) {
           {"ranks", std::move(ranks)},
           {"kernel_breakdown", kernel_breakdown(h.kernels)},
           {"cuda_kernel_launch_stats", launch_stats(h.launch_stats)},
-          {"queue_length", queue_lengths(h.queue_lengths)}};
+          {"queue_length", queue_lengths(h.queue_lengths)},
+          {"operator_attribution", operators(h.operators)}};
 }
 
 json window(const WindowMetrics& w) {

@@ -129,6 +129,7 @@ HtaBreakdown hta_breakdown(std::vector<HtaTraceCollector>& traces) {
   out.kernels = hta_kernel_breakdown(trace);
   out.launch_stats = hta_launch_stats(trace);
   out.queue_lengths = hta_queue_lengths(trace);
+  out.operators = hta_operator_attribution(trace);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "hta_kernel_breakdown.h"
 #include "hta_launch_stats.h"
+#include "hta_operator_overheads.h"
 #include "hta_queue_length.h"
 #include "hta_trace.h"
 
@@ -46,6 +47,7 @@ struct HtaBreakdown {
   HtaKernelBreakdown kernels;
   std::vector<HtaLaunchStats> launch_stats;   // one per rank
   std::vector<HtaQueueLength> queue_lengths;  // one per rank and stream
+  HtaOperatorAttribution operators;
 };
 
 // HTA's get_temporal_breakdown, get_comm_comp_overlap,

@@ -56,8 +56,11 @@ void HtaTraceCollector::add(const TraceEvent& event) {
   row.ts_ns = event.ts_ns;
   row.dur_ns = event.dur_ns;
   row.index = event.index;
-  // CPU rows matter only as launches, as ProfilerSteps, or as row 0.
-  if (!gpu && event.correlation == -1 && event.index != 0 && !is_profiler_step(event.name)) {
+  row.tid = event.tid;
+  row.op = !gpu && event.cat == "cpu_op";
+  // CPU rows matter only as launches, operators, ProfilerSteps, or as row 0.
+  if (!gpu && !row.op && event.correlation == -1 && event.index != 0 &&
+      !is_profiler_step(event.name)) {
     row.name = kNoName;
     rows_.push_back(row);
     return;
@@ -128,6 +131,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     std::uint32_t kept_uncorrelated = 0;
     for (const Row& row : rows) {
       if (row.stream != -1 || !cpu_kept(row)) continue;
+      if (row.op) rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.name});
       if (row.correlation == -1) {
         ++kept_uncorrelated;
         continue;
@@ -136,6 +140,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       HtaRuntimeRow runtime;
       runtime.ts = row.ts_ns;
       runtime.dur = row.dur_ns;
+      runtime.tid = row.tid;
       runtime.correlation = row.correlation;
       runtime.name = row.name;
       runtime.has_kernel = kernel_of.count(row.correlation) != 0;

@@ -34,8 +34,10 @@ class HtaTraceCollector {
     std::int64_t dur_ns = 0;
     std::int64_t stream = -1;
     std::int64_t correlation = -1;
+    std::int64_t tid = 0;
     std::uint64_t index = 0;
     std::uint32_t name = 0;  // into names_
+    bool op = false;         // a host operator (cat "cpu_op")
   };
   std::uint32_t intern(std::string_view name);
 
@@ -61,20 +63,31 @@ struct HtaGpuRow {
 struct HtaRuntimeRow {
   std::int64_t ts = 0;
   std::int64_t dur = 0;
+  std::int64_t tid = 0;
   std::int64_t correlation = -1;
   std::uint32_t name = 0;
   bool has_kernel = false;  // a device row of the unfiltered trace shares its correlation
 };
 
+// A host operator (cat "cpu_op") HTA keeps, in ns.
+struct HtaOperatorRow {
+  std::int64_t ts = 0;
+  std::int64_t dur = 0;
+  std::int64_t tid = 0;
+  std::uint32_t name = 0;
+};
+
 // One rank's trace as HTA's analyses see it after HTA's filtering (see
 // hta_trace.cc): device rows in HTA's row order (a row kept once per kept
-// launch that matches it), and the kept correlated host rows in file order.
+// launch that matches it), the kept correlated host rows and the kept host
+// operators, both in file order.
 struct HtaRankTrace {
   std::int64_t rank = 0;
   std::string file;
   std::vector<std::string> names;
   std::vector<HtaGpuRow> gpu;
   std::vector<HtaRuntimeRow> runtime;
+  std::vector<HtaOperatorRow> operators;
 };
 
 // Every rank, filtered the way HTA's Trace does on load. Built once from the
