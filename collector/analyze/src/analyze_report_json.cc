@@ -76,6 +76,83 @@ json dftracer(const DfJobSummary& s) {
   return out;
 }
 
+json described(const Describe& d) {
+  return {{"count", d.count}, {"mean", d.mean}, {"std", d.std}, {"min", d.min},
+          {"25%", d.p25},     {"50%", d.p50},   {"75%", d.p75}, {"max", d.max}};
+}
+
+json kernel_breakdown(const HtaKernelBreakdown& k) {
+  json types = json::array();
+  for (const HtaKernelTypeTime& t : k.types) {
+    types.push_back(
+        {{"kernel_type", t.kernel_type}, {"sum_us", t.sum_us}, {"percentage", t.percentage}});
+  }
+  json kernels = json::array();
+  for (const HtaKernelStat& s : k.kernels) {
+    kernels.push_back({{"name", s.name},
+                       {"sum_us", s.sum_us},
+                       {"max_us", s.max_us},
+                       {"min_us", s.min_us},
+                       {"stddev", s.stddev},
+                       {"mean_us", s.mean_us},
+                       {"kernel_type", s.kernel_type},
+                       {"rank", s.rank}});
+  }
+  return {{"kernel_types", std::move(types)}, {"kernels", std::move(kernels)}};
+}
+
+json launch_stats(const std::vector<HtaLaunchStats>& stats) {
+  json out = json::array();
+  for (const HtaLaunchStats& s : stats) {
+    out.push_back({{"rank", s.rank},
+                   {"launches", s.launches.size()},
+                   {"cpu_duration_us", described(s.cpu_duration)},
+                   {"gpu_duration_us", described(s.gpu_duration)},
+                   {"launch_delay_us", described(s.launch_delay)},
+                   {"runtime_cutoff_us", HtaLaunchStats::kRuntimeCutoffUs},
+                   {"launch_delay_cutoff_us", HtaLaunchStats::kLaunchDelayCutoffUs},
+                   {"short_kernels", s.short_kernels},
+                   {"long_launches", s.long_launches},
+                   {"late_starts", s.late_starts}});
+  }
+  return out;
+}
+
+json queue_lengths(const std::vector<HtaQueueLength>& queues) {
+  json out = json::array();
+  for (const HtaQueueLength& q : queues) {
+    out.push_back({{"rank", q.rank},
+                   {"stream", q.stream},
+                   {"queue_length", described(q.queue_length)},
+                   {"max_queue_length", HtaQueueLength::kMaxQueueLength},
+                   {"blocked_on_full_queue_us", q.blocked_us}});
+  }
+  return out;
+}
+
+json overhead(const HtaOverhead& o) {
+  return {{"count", o.count}, {"mean_us", o.mean_us}, {"p50_us", o.p50_us}, {"p95_us", o.p95_us}};
+}
+
+json operators(const HtaOperatorAttribution& a) {
+  json ops = json::array();
+  for (const HtaOperatorStats& s : a.operators) {
+    ops.push_back({{"rank", s.rank},
+                   {"name", s.name},
+                   {"calls", s.calls},
+                   {"host_runtime_us", s.host_runtime_us},
+                   {"device_runtime_us", s.device_runtime_us},
+                   {"t1_gap_before", overhead(s.t1)},
+                   {"t2_to_first_launch", overhead(s.t2)},
+                   {"t3_after_last_launch", overhead(s.t3)},
+                   {"t5_between_launches", overhead(s.t5)}});
+  }
+  json launches = json::array();
+  for (const HtaLaunchOverhead& l : a.launches)
+    launches.push_back({{"rank", l.rank}, {"name", l.name}, {"t4_launch", overhead(l.t4)}});
+  return {{"operators", std::move(ops)}, {"launch_calls", std::move(launches)}};
+}
+
 json hta(const HtaBreakdown& h) {
   json ranks = json::array();
   for (const HtaRankBreakdown& r : h.ranks) {
@@ -102,7 +179,11 @@ json hta(const HtaBreakdown& h) {
   }
   return {{"profiler_steps", h.profiler_steps},
           {"dropped_last_step", h.dropped_last_step},
-          {"ranks", std::move(ranks)}};
+          {"ranks", std::move(ranks)},
+          {"kernel_breakdown", kernel_breakdown(h.kernels)},
+          {"cuda_kernel_launch_stats", launch_stats(h.launch_stats)},
+          {"queue_length", queue_lengths(h.queue_lengths)},
+          {"operator_attribution", operators(h.operators)}};
 }
 
 json window(const WindowMetrics& w) {

@@ -102,6 +102,58 @@ void write_hta(const HtaBreakdown& h, std::ostream& out) {
     }
   }
   streams.print(out, "  ");
+
+  out << "\n  kernel types (µs, all ranks):\n";
+  TextTable types({"kernel type", "time", "%"});
+  for (const HtaKernelTypeTime& t : h.kernels.types)
+    types.row({t.kernel_type, std::to_string(t.sum_us), fixed(t.percentage, 1)});
+  types.print(out, "  ");
+
+  out << "\n  CUDA kernel launches (µs; short: kernel shorter than its launch call):\n";
+  TextTable launches({"rank", "launches", "call mean", "call p50", "kernel mean", "delay mean",
+                      "delay p50", "short", "calls > 50", "delay > 100"});
+  for (const HtaLaunchStats& s : h.launch_stats) {
+    launches.row({std::to_string(s.rank), std::to_string(s.launches.size()),
+                  fixed(s.cpu_duration.mean, 1), fixed(s.cpu_duration.p50, 1),
+                  fixed(s.gpu_duration.mean, 1), fixed(s.launch_delay.mean, 1),
+                  fixed(s.launch_delay.p50, 1), std::to_string(s.short_kernels),
+                  std::to_string(s.long_launches), std::to_string(s.late_starts)});
+  }
+  launches.print(out, "  ");
+
+  out << "\n  queue length by stream:\n";
+  TextTable queues({"rank", "stream", "steps", "mean", "p50", "max", "µs at max"});
+  for (const HtaQueueLength& q : h.queue_lengths) {
+    queues.row({std::to_string(q.rank), std::to_string(q.stream),
+                std::to_string(q.queue_length.count), fixed(q.queue_length.mean, 2),
+                fixed(q.queue_length.p50, 1), fixed(q.queue_length.max, 0),
+                std::to_string(q.blocked_us)});
+  }
+  queues.print(out, "  ");
+
+  out << "\n  top-level operators (µs; T1 gap before, T2 to first launch, T3 after last "
+         "launch, T5 between launches; means):\n";
+  TextTable ops({"rank", "operator", "calls", "host", "device", "T1", "T2", "T3", "T5"});
+  constexpr std::size_t kShown = 10;
+  std::size_t shown = 0;
+  std::int64_t last_rank = -1;
+  for (const HtaOperatorStats& s : h.operators.operators) {
+    if (s.rank != last_rank) shown = 0;
+    last_rank = s.rank;
+    if (shown++ >= kShown) continue;
+    ops.row({std::to_string(s.rank), s.name.substr(0, 40), std::to_string(s.calls),
+             std::to_string(s.host_runtime_us), std::to_string(s.device_runtime_us),
+             fixed(s.t1.mean_us, 1), fixed(s.t2.mean_us, 1), fixed(s.t3.mean_us, 1),
+             fixed(s.t5.mean_us, 1)});
+  }
+  ops.print(out, "  ");
+  out << "\n  launch calls (T4, µs):\n";
+  TextTable t4({"rank", "launch", "calls", "mean", "p50", "p95"});
+  for (const HtaLaunchOverhead& l : h.operators.launches) {
+    t4.row({std::to_string(l.rank), l.name, std::to_string(l.t4.count), fixed(l.t4.mean_us, 1),
+            fixed(l.t4.p50_us, 1), fixed(l.t4.p95_us, 1)});
+  }
+  t4.print(out, "  ");
 }
 
 void write_engine(const Snapshot& snap, std::ostream& out) {

@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
-#include "traces/trace_event.h"
+#include "hta_kernel_breakdown.h"
+#include "hta_launch_stats.h"
+#include "hta_operator_overheads.h"
+#include "hta_queue_length.h"
+#include "hta_trace.h"
 
 namespace stallwatch::collector {
 
@@ -42,45 +44,18 @@ struct HtaBreakdown {
   std::size_t profiler_steps = 0;  // distinct ProfilerStep#N names over all ranks
   bool dropped_last_step = false;  // events launched in the last step were dropped
   std::vector<HtaRankBreakdown> ranks;
+  HtaKernelBreakdown kernels;
+  std::vector<HtaLaunchStats> launch_stats;   // one per rank
+  std::vector<HtaQueueLength> queue_lengths;  // one per rank and stream
+  HtaOperatorAttribution operators;
 };
 
-// Collects what HTA's breakdowns need from one Kineto trace: every complete
-// event with a duration and a category, reduced to a few numbers each (the
-// GPU rows and the CPU rows that may launch them). Memory grows with the
-// number of events in the profiled window, as HTA's does. Not thread-safe.
-class HtaTraceCollector {
- public:
-  HtaTraceCollector(std::int64_t rank, std::string file);
-
-  void add(const TraceEvent& event);
-  // `fractional_ts`: the file had a fractional or missing "ts" somewhere; HTA
-  // then rounds every start up and every end down to whole µs.
-  void finish(bool fractional_ts);
-
- private:
-  friend HtaBreakdown hta_breakdown(std::vector<HtaTraceCollector>& traces);
-  struct Row {
-    double ts_us = 0;
-    double dur_us = 0;
-    std::int64_t ts_ns = 0;  // exact, used when no rounding applies
-    std::int64_t dur_ns = 0;
-    std::int64_t stream = -1;
-    std::int64_t correlation = -1;
-    std::uint64_t index = 0;
-    std::uint32_t name = 0;  // into names_
-  };
-  std::uint32_t intern(std::string_view name);
-
-  std::int64_t rank_;
-  std::string file_;
-  std::vector<Row> rows_;
-  std::vector<std::string> names_;
-  std::unordered_map<std::string, std::uint32_t> name_ids_;
-};
-
-// HTA's get_temporal_breakdown, get_comm_comp_overlap and
-// get_idle_time_breakdown (consecutive kernel delay 30 µs) over the given
-// ranks, following HTA's rules exactly (see hta_breakdown.cc).
+// HTA's get_temporal_breakdown, get_comm_comp_overlap,
+// get_idle_time_breakdown (consecutive kernel delay 30 µs),
+// get_gpu_kernel_breakdown, get_cuda_kernel_launch_stats and
+// get_queue_length_summary over the given ranks, following HTA's rules
+// exactly (see hta_trace.cc, hta_breakdown.cc and each table's file). The
+// collectors' rows are consumed.
 HtaBreakdown hta_breakdown(std::vector<HtaTraceCollector>& traces);
 
 // pandas' round(x, 2): x * 100, rounded half to even, / 100.

@@ -125,6 +125,30 @@ TEST(AnalyzeCommand, TextShowsHtasBreakdownForKineto) {
   EXPECT_NE(r.out.find("11.81"), std::string::npos);
   EXPECT_NE(r.out.find("20.05"), std::string::npos);
   EXPECT_NE(r.out.find("cupti"), std::string::npos);
+  EXPECT_NE(r.out.find("COMPUTATION overlapping COMMUNICATION"), std::string::npos);
+  EXPECT_NE(r.out.find("CUDA kernel launches"), std::string::npos);
+  EXPECT_NE(r.out.find("queue length by stream"), std::string::npos);
+}
+
+TEST(AnalyzeCommand, JsonCarriesHtasKernelLaunchAndQueueTables) {
+  const CommandRun r = analyze({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
+                                testing::test_data("kineto/two-rank/sampled_rank-1.json.gz"),
+                                "--json", "--no-engine"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto hta = nlohmann::json::parse(r.out).at("hta");
+  const auto& types = hta.at("kernel_breakdown").at("kernel_types");
+  ASSERT_EQ(types.size(), 7u);
+  EXPECT_EQ(types[0].at("kernel_type").get<std::string>(), "COMMUNICATION");
+  EXPECT_EQ(types[0].at("sum_us").get<std::int64_t>(), 305584);
+  EXPECT_DOUBLE_EQ(types[0].at("percentage").get<double>(), 55.5);
+  const auto& launches = hta.at("cuda_kernel_launch_stats");
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].at("launches").get<int>(), 602);
+  EXPECT_DOUBLE_EQ(launches[0].at("cpu_duration_us").at("max").get<double>(), 31);
+  const auto& queues = hta.at("queue_length");
+  ASSERT_EQ(queues.size(), 10u);
+  EXPECT_EQ(queues[0].at("stream").get<int>(), 7);
+  EXPECT_DOUBLE_EQ(queues[0].at("queue_length").at("max").get<double>(), 76);
 }
 
 TEST(AnalyzeCommand, MalformedRecordsAreReportedButDoNotFailTheRun) {

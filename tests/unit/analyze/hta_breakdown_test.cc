@@ -5,36 +5,17 @@
 #include <string>
 #include <vector>
 
-#include "trace_files.h"
-#include "traces/trace_reader.h"
+#include "hta_test_traces.h"
 
 namespace stallwatch::collector {
 namespace {
 
 using testing::TempDir;
 
-HtaBreakdown breakdown_of(const std::vector<std::string>& paths) {
-  std::vector<HtaTraceCollector> traces;
-  for (const std::string& path : paths) {
-    std::string error;
-    auto reader = open_trace_reader(path, error);
-    EXPECT_NE(reader, nullptr) << error;
-    if (!reader) return {};
-    HtaTraceCollector& trace = traces.emplace_back(static_cast<std::int64_t>(traces.size()), path);
-    TraceEvent event;
-    while (reader->next(event))
-      trace.add(event);
-    EXPECT_EQ(reader->error(), "");
-    EXPECT_EQ(reader->stats().malformed, 0u);
-    trace.finish(reader->info().fractional_ts);
-  }
-  return hta_breakdown(traces);
-}
-
 // Reference values from HTA itself for the shared traces (tests/data/README.md).
 TEST(HtaBreakdown, ReproducesHtaOnTheNanosecondResolutionTrace) {
   const HtaBreakdown b =
-      breakdown_of({testing::test_data("kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")});
+      hta_breakdown_of({testing::test_data("kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")});
   EXPECT_EQ(b.profiler_steps, 5u);
   EXPECT_TRUE(b.dropped_last_step);
   ASSERT_EQ(b.ranks.size(), 1u);
@@ -57,8 +38,8 @@ TEST(HtaBreakdown, ReproducesHtaOnTheNanosecondResolutionTrace) {
 
 TEST(HtaBreakdown, ReproducesHtaOnTheTwoRankNcclTrace) {
   const HtaBreakdown b =
-      breakdown_of({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
-                    testing::test_data("kineto/two-rank/sampled_rank-1.json.gz")});
+      hta_breakdown_of({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
+                        testing::test_data("kineto/two-rank/sampled_rank-1.json.gz")});
   ASSERT_EQ(b.ranks.size(), 2u);
   const HtaRankBreakdown& r0 = b.ranks[0];
   EXPECT_EQ(r0.idle_ns, 321378'000);
@@ -95,7 +76,7 @@ TEST(HtaBreakdown, FollowsEachOfHtasRules) {
     {"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":160,"dur":10,"args":{"stream":7,"correlation":5}}
   ]})";
   TempDir dir;
-  const HtaBreakdown b = breakdown_of({dir.write("rules.json", trace)});
+  const HtaBreakdown b = hta_breakdown_of({dir.write("rules.json", trace)});
   ASSERT_EQ(b.ranks.size(), 1u);
   const HtaRankBreakdown& r = b.ranks[0];
   // Kept: gemm [11,20), relu [31,40), gemm [80,90), memcpy [85,95); "late" was

@@ -1,0 +1,196 @@
+#include "hta_trace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+// HTA's loading rules (HolisticTraceAnalysis: trace_parser.py, trace.py),
+// restated:
+//  - rows without "dur" or "cat", and cat "Trace", are dropped;
+//  - when any "ts" in a file is fractional (or missing), every event is
+//    rounded: ts = ceil(ts), end = floor(ts + dur) on the JSON doubles;
+//  - a GPU row is one with args.stream; CPU rows have none (stream -1);
+//  - with two or more distinct ProfilerStep#N names, CPU rows starting at or
+//    after the last step's start are dropped, and GPU rows (stream > 0) are
+//    kept only if their correlation matches a kept CPU row, once per match;
+//  - a GPU row's launch is the last CPU row in file order with its
+//    correlation (transform_correlation_to_index).
+
+namespace stallwatch::collector {
+
+namespace {
+
+constexpr std::uint32_t kNoName = std::numeric_limits<std::uint32_t>::max();
+
+bool is_profiler_step(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  return name.size() > kPrefix.size() && name.substr(0, kPrefix.size()) == kPrefix &&
+         name[kPrefix.size()] >= '0' && name[kPrefix.size()] <= '9';
+}
+
+}  // namespace
+
+HtaTraceCollector::HtaTraceCollector(std::int64_t rank, std::string file)
+    : rank_(rank), file_(std::move(file)) {}
+
+std::uint32_t HtaTraceCollector::intern(std::string_view name) {
+  auto it = name_ids_.find(std::string(name));
+  if (it != name_ids_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(names_.size());
+  names_.emplace_back(name);
+  name_ids_.emplace(names_.back(), id);
+  return id;
+}
+
+void HtaTraceCollector::add(const TraceEvent& event) {
+  if (event.kind != TraceEventKind::kComplete || std::isnan(event.dur_us) ||
+      std::isnan(event.ts_us)) {
+    return;
+  }
+  if (event.cat.data() == nullptr || event.cat == "Trace") return;
+  const bool gpu = event.stream != -1;
+  Row row;
+  row.ts_us = event.ts_us;
+  row.dur_us = event.dur_us;
+  row.ts_ns = event.ts_ns;
+  row.dur_ns = event.dur_ns;
+  row.index = event.index;
+  row.tid = event.tid;
+  row.op = !gpu && event.cat == "cpu_op";
+  // CPU rows matter only as launches, operators, ProfilerSteps, or as row 0.
+  if (!gpu && !row.op && event.correlation == -1 && event.index != 0 &&
+      !is_profiler_step(event.name)) {
+    row.name = kNoName;
+    rows_.push_back(row);
+    return;
+  }
+  row.stream = event.stream;
+  row.correlation = event.correlation;
+  row.name = intern(event.name);
+  rows_.push_back(row);
+}
+
+void HtaTraceCollector::finish(bool fractional_ts) {
+  if (!fractional_ts) return;
+  for (Row& row : rows_) {
+    const double start = std::ceil(row.ts_us);
+    const double end = std::floor(row.ts_us + row.dur_us);
+    row.ts_ns = static_cast<std::int64_t>(start) * 1000;
+    row.dur_ns = static_cast<std::int64_t>(end) * 1000 - row.ts_ns;
+  }
+}
+
+HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
+  HtaTrace out;
+  std::set<std::string> step_names;
+  for (const auto& trace : traces) {
+    for (const auto& row : trace.rows_) {
+      if (row.name != kNoName && is_profiler_step(trace.names_[row.name])) {
+        step_names.insert(trace.names_[row.name]);
+      }
+    }
+  }
+  out.profiler_steps = step_names.size();
+  out.dropped_last_step = step_names.size() >= 2;
+
+  for (auto& trace : traces) {
+    using Row = HtaTraceCollector::Row;
+    const auto& rows = trace.rows_;
+    HtaRankTrace& rank = out.ranks.emplace_back();
+    rank.rank = trace.rank_;
+    rank.file = trace.file_;
+
+    // CPU launches by correlation (the last one in file order wins).
+    std::unordered_map<std::int64_t, std::size_t> launch_of;
+    std::unordered_map<std::int64_t, bool> kernel_of;  // correlations of GPU rows
+    bool any_cpu = false;
+    std::int64_t last_step_start = std::numeric_limits<std::int64_t>::min();
+    std::int64_t first_cpu_start = std::numeric_limits<std::int64_t>::max();
+    bool any_step = false;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& row = rows[i];
+      if (row.stream != -1) {
+        if (row.stream > 0 && row.correlation != -1) kernel_of[row.correlation] = true;
+        continue;
+      }
+      any_cpu = true;
+      first_cpu_start = std::min(first_cpu_start, row.ts_ns);
+      if (row.correlation != -1) launch_of[row.correlation] = i;
+      if (row.name != kNoName && is_profiler_step(trace.names_[row.name])) {
+        any_step = true;
+        last_step_start = std::max(last_step_start, row.ts_ns);
+      }
+    }
+    const bool filter = out.dropped_last_step && any_cpu;
+    const std::int64_t cut = any_step ? last_step_start : first_cpu_start;
+    auto cpu_kept = [&](const Row& row) { return !filter || row.ts_ns < cut; };
+
+    // Kept CPU rows per correlation: a GPU row is kept once per match.
+    std::unordered_map<std::int64_t, std::uint32_t> kept_launches;
+    std::uint32_t kept_uncorrelated = 0;
+    for (const Row& row : rows) {
+      if (row.stream != -1 || !cpu_kept(row)) continue;
+      if (row.op) rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.name});
+      if (row.correlation == -1) {
+        ++kept_uncorrelated;
+        continue;
+      }
+      ++kept_launches[row.correlation];
+      HtaRuntimeRow runtime;
+      runtime.ts = row.ts_ns;
+      runtime.dur = row.dur_ns;
+      runtime.tid = row.tid;
+      runtime.correlation = row.correlation;
+      runtime.name = row.name;
+      runtime.has_kernel = kernel_of.count(row.correlation) != 0;
+      rank.runtime.push_back(runtime);
+    }
+    auto row_ts_if_kept = [&](std::uint64_t index) -> double {
+      auto it = std::lower_bound(rows.begin(), rows.end(), index,
+                                 [](const Row& r, std::uint64_t v) { return r.index < v; });
+      if (it == rows.end() || it->index != index) return std::nan("");
+      if (it->stream == -1) return cpu_kept(*it) ? static_cast<double>(it->ts_ns) : std::nan("");
+      return static_cast<double>(it->ts_ns);
+    };
+    for (const Row& row : rows) {
+      if (row.stream == -1) continue;
+      std::uint32_t copies = 1;
+      if (filter) {
+        if (row.stream <= 0) continue;
+        if (row.correlation == -1) {
+          copies = kept_uncorrelated;
+        } else {
+          auto it = kept_launches.find(row.correlation);
+          copies = it == kept_launches.end() ? 0 : it->second;
+        }
+      }
+      if (copies == 0) continue;
+      HtaGpuRow g;
+      g.ts = row.ts_ns;
+      g.end = row.ts_ns + row.dur_ns;
+      g.stream = row.stream;
+      g.correlation = row.correlation;
+      g.name = row.name;
+      g.type = hta_kernel_type(trace.names_[row.name]);
+      std::int64_t index_correlation = std::min<std::int64_t>(row.correlation, 0);
+      if (row.stream > 0 && row.correlation != -1) {
+        auto it = launch_of.find(row.correlation);
+        if (it != launch_of.end())
+          index_correlation = static_cast<std::int64_t>(rows[it->second].index);
+      }
+      if (index_correlation >= 0)
+        g.runtime_ts = row_ts_if_kept(static_cast<std::uint64_t>(index_correlation));
+      for (std::uint32_t c = 0; c < copies; ++c)
+        rank.gpu.push_back(g);
+    }
+    rank.names = std::move(trace.names_);
+    trace.rows_.clear();
+    trace.rows_.shrink_to_fit();
+  }
+  std::stable_sort(out.ranks.begin(), out.ranks.end(),
+                   [](const HtaRankTrace& a, const HtaRankTrace& b) { return a.rank < b.rank; });
+  return out;
+}
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,103 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hta_kernel_type.h"
+#include "traces/trace_event.h"
+
+namespace stallwatch::collector {
+
+// Collects what HTA's analyses need from one Kineto trace: every complete
+// event with a duration and a category, reduced to a few numbers each (the
+// GPU rows and the CPU rows that may launch them). Memory grows with the
+// number of events in the profiled window, as HTA's does. Not thread-safe.
+class HtaTraceCollector {
+ public:
+  HtaTraceCollector(std::int64_t rank, std::string file);
+
+  void add(const TraceEvent& event);
+  // `fractional_ts`: the file had a fractional or missing "ts" somewhere; HTA
+  // then rounds every start up and every end down to whole µs.
+  void finish(bool fractional_ts);
+
+ private:
+  friend struct HtaTrace;
+  struct Row {
+    double ts_us = 0;
+    double dur_us = 0;
+    std::int64_t ts_ns = 0;  // exact, used when no rounding applies
+    std::int64_t dur_ns = 0;
+    std::int64_t stream = -1;
+    std::int64_t correlation = -1;
+    std::int64_t tid = 0;
+    std::uint64_t index = 0;
+    std::uint32_t name = 0;  // into names_
+    bool op = false;         // a host operator (cat "cpu_op")
+  };
+  std::uint32_t intern(std::string_view name);
+
+  std::int64_t rank_;
+  std::string file_;
+  std::vector<Row> rows_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::uint32_t> name_ids_;
+};
+
+// A device row HTA keeps, in ns.
+struct HtaGpuRow {
+  std::int64_t ts = 0;
+  std::int64_t end = 0;
+  std::int64_t stream = 0;
+  std::int64_t correlation = -1;
+  std::uint32_t name = 0;
+  HtaKernelType type = HtaKernelType::kComputation;
+  double runtime_ts = std::numeric_limits<double>::quiet_NaN();  // correlated launch start, if kept
+};
+
+// A host row HTA keeps that carries a correlation id (runtime calls), in ns.
+struct HtaRuntimeRow {
+  std::int64_t ts = 0;
+  std::int64_t dur = 0;
+  std::int64_t tid = 0;
+  std::int64_t correlation = -1;
+  std::uint32_t name = 0;
+  bool has_kernel = false;  // a device row of the unfiltered trace shares its correlation
+};
+
+// A host operator (cat "cpu_op") HTA keeps, in ns.
+struct HtaOperatorRow {
+  std::int64_t ts = 0;
+  std::int64_t dur = 0;
+  std::int64_t tid = 0;
+  std::uint32_t name = 0;
+};
+
+// One rank's trace as HTA's analyses see it after HTA's filtering (see
+// hta_trace.cc): device rows in HTA's row order (a row kept once per kept
+// launch that matches it), the kept correlated host rows and the kept host
+// operators, both in file order.
+struct HtaRankTrace {
+  std::int64_t rank = 0;
+  std::string file;
+  std::vector<std::string> names;
+  std::vector<HtaGpuRow> gpu;
+  std::vector<HtaRuntimeRow> runtime;
+  std::vector<HtaOperatorRow> operators;
+};
+
+// Every rank, filtered the way HTA's Trace does on load. Built once from the
+// collectors (their rows are moved out); the analyses only read it.
+struct HtaTrace {
+  std::size_t profiler_steps = 0;   // distinct ProfilerStep#N names over all ranks
+  bool dropped_last_step = false;   // events launched in the last step were dropped
+  std::vector<HtaRankTrace> ranks;  // sorted by rank
+
+  static HtaTrace filter(std::vector<HtaTraceCollector>& traces);
+};
+
+}  // namespace stallwatch::collector
