@@ -20,7 +20,8 @@
 
   check_docs.py man PAGE...
       Each man page renders (`man -l`) without a warning, with its NAME line,
-      a SYNOPSIS, a DESCRIPTION holding the --help text, and SEE ALSO.
+      a DESCRIPTION holding the program's --help text (its usage line), and
+      SEE ALSO.
 
 A runnable block that needs something the build lacks (no --stallwatchd) is
 an error, not a skip: the docs check runs where the project is built.
@@ -315,14 +316,16 @@ def check_man(pages):
     for page in pages:
         proc = subprocess.run(['man', '-l', '-Tutf8', '--warnings=w', page], capture_output=True,
                               text=True, env=dict(os.environ, MANWIDTH='100', LC_ALL='C.UTF-8'))
-        text = re.sub(r'.\x08', '', proc.stdout)
+        text = re.sub(r'[ \t]+', ' ', re.sub(r'.\x08', '', proc.stdout))
         name = os.path.basename(page).split('.')[0]
         if proc.returncode != 0:
             problems.append(f'{page}: man exited with {proc.returncode}: {proc.stderr.strip()}')
             continue
         if proc.stderr.strip():
             problems.append(f'{page}: warnings: {proc.stderr.strip()}')
-        for needed in ('NAME', f'{name} - ', 'SYNOPSIS', 'DESCRIPTION', '--help', 'SEE ALSO'):
+        if not re.search(rf'^NAME\n\s+{re.escape(name)}\s+-\s+\S', text, re.M):
+            problems.append(f'{page}: the rendered page has no NAME line "{name} - ..."')
+        for needed in ('DESCRIPTION', f'usage: {name}', '--help', 'SEE ALSO'):
             if needed not in text:
                 problems.append(f'{page}: the rendered page has no "{needed}"')
         print(f'{page}: {len(text.splitlines())} lines rendered')
