@@ -6,7 +6,8 @@
       description of them) and every third-party asset embedded in stallwatchd
       (the /vendor/ entries of the web page's asset manifest, written by
       dashboard/web/CMakeLists.txt at configure time) is named by a "Files:"
-      entry of THIRD_PARTY_NOTICES; every entry has a "License:" line and its
+      entry of THIRD_PARTY_NOTICES, whose title carries the version of the npm
+      package the asset comes from; every entry has a "License:" line and its
       licence text, and every path or pattern an entry names still matches a
       file (a stale entry fails too).
 
@@ -19,6 +20,7 @@ Exit status 0 when the check passes, 1 with one line per problem otherwise.
 
 import fnmatch
 import glob
+import json
 import os
 import re
 import subprocess
@@ -112,6 +114,19 @@ def vendored_assets(repo, manifest):
     return out
 
 
+def npm_version(repo, rel):
+    """The version of the npm package a file under node_modules/ belongs to, or None."""
+    parts = rel.split('/')
+    if 'node_modules' not in parts:
+        return None
+    package = parts[:parts.index('node_modules') + 2]
+    try:
+        with open(os.path.join(repo, *package, 'package.json')) as f:
+            return json.load(f).get('version')
+    except (OSError, ValueError):
+        return None
+
+
 def check_notices(repo, manifest):
     problems = []
     path = os.path.join(repo, NOTICES)
@@ -136,8 +151,14 @@ def check_notices(repo, manifest):
                 problems.append(f'{manifest}: no /vendor/ assets found (is uPlot still embedded?)')
             wanted += [(f'{p} (embedded as {served})', p) for served, p in assets]
     for shown, rel in wanted:
-        if not any(matches(p, rel) for p, _ in patterns):
+        titles = [title for p, title in patterns if matches(p, rel)]
+        if not titles:
             problems.append(f'{shown}: no entry in {NOTICES}')
+            continue
+        version = npm_version(repo, rel)
+        if version and not any(version in title.split() for title in titles):
+            problems.append(f'{shown}: its npm package is version {version}, but its entry in '
+                            f'{NOTICES} is "{titles[0]}"')
 
     for pattern, title in patterns:
         if not glob.glob(os.path.join(repo, pattern), recursive=True):
