@@ -5,6 +5,9 @@
                            [--include DIR] [--libdir DIR]
       * every relative link (and its #anchor) in README.md and docs/*.md
         resolves, and every docs/*.md is linked from the README;
+      * every environment variable the agent reads is in docs/python.md, and
+        every key of the daemon's configuration file (collector/daemon) is in
+        docs/operations.md;
       * every fenced code block parses: python (compile()), toml (tomllib),
         sh/bash/console commands (bash -n), c/cpp (the compiler's
         -fsyntax-only against the agent's headers);
@@ -132,6 +135,45 @@ def check_links(repo, path, prose):
     return problems
 
 
+def agent_variables(repo):
+    """The STALLWATCH_* variables the agent reads (not those of its build scripts)."""
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(os.path.join(repo, 'agent')):
+        dirnames[:] = [d for d in dirnames if d not in ('build_support', '__pycache__')]
+        for name in filenames:
+            if name.endswith(('.c', '.cc', '.h', '.py', '.pth')) and name != 'setup.py':
+                text = open(os.path.join(dirpath, name), encoding='utf-8').read()
+                found |= set(re.findall(r'["\'](STALLWATCH_[A-Z0-9_]+)["\']', text))
+    return found
+
+
+def daemon_config_keys(repo):
+    """`section.key` of every key collector/daemon/src/daemon_config.cc accepts."""
+    text = open(os.path.join(repo, 'collector/daemon/src/daemon_config.cc'),
+                encoding='utf-8').read()
+    keys = set()
+    for section, body in re.findall(r'TomlFields s\(t, "(\w+)".*?allow_only\(\s*\{([^}]*)\}',
+                                    text, re.S):
+        keys |= {f'{section}.{key}' for key in re.findall(r'"(\w+)"', body)}
+    return keys
+
+
+def check_coverage(repo):
+    problems = []
+    python_md = open(os.path.join(repo, 'docs/python.md'), encoding='utf-8').read()
+    for variable in sorted(agent_variables(repo)):
+        if f'`{variable}`' not in python_md:
+            problems.append(f'docs/python.md: the agent reads {variable}, which is not documented')
+    operations_md = open(os.path.join(repo, 'docs/operations.md'), encoding='utf-8').read()
+    keys = daemon_config_keys(repo)
+    if not keys:
+        problems.append('collector/daemon/src/daemon_config.cc: no configuration keys found')
+    for key in sorted(keys):
+        if f'`{key}`' not in operations_md:
+            problems.append(f'docs/operations.md: the configuration key {key} is not documented')
+    return problems
+
+
 def parse_block(block, include_dir, tmp):
     lang, text = block.lang, block.text
     if lang in ('python', 'py'):
@@ -256,6 +298,7 @@ def check(args):
             words = info.split()
             lang = words[0].lower() if words else ''
             blocks.append(Block(rel, line, lang, set(words[1:]), text))
+    problems += check_coverage(repo)
     readme = open(os.path.join(repo, 'README.md'), encoding='utf-8').read()
     for path in files[1:]:
         if f'(docs/{os.path.basename(path)})' not in readme:
