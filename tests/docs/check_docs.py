@@ -287,6 +287,9 @@ def run_block(block, env, args, tmp):
 
 def check(args):
     repo = os.path.abspath(args.repo)
+    for name in ('stallwatchd', 'cli', 'pythonpath', 'include', 'libdir'):
+        if getattr(args, name):
+            setattr(args, name, os.path.abspath(getattr(args, name)))
     problems = []
     blocks = []
     files = doc_files(repo)
