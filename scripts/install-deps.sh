@@ -30,9 +30,10 @@ packages=(
   systemd mypy
   # packaging: the Python wheel (pip wheel with Debian's setuptools/wheel,
   # patchelf to bundle libraries, venvs for its tests) and the .deb (CPack
-  # with dpkg-shlibdeps, man pages from --help, lintian)
+  # with dpkg-shlibdeps, man pages from --help and man to render them in the
+  # tests, lintian)
   python3-pip python3-setuptools python3-wheel python3-venv patchelf
-  dpkg-dev help2man lintian
+  dpkg-dev help2man man-db lintian
 )
 
 # Node.js may come from another repository (nodesource bundles npm); only
