@@ -3,6 +3,7 @@
 #include <stallwatch/protocol.h>
 #include <zmq.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -10,8 +11,9 @@ namespace stallwatch::collector::detail {
 namespace {
 
 constexpr int kMonitoredEvents =
-    ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-    ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+    ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+    ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
 
 std::string zmq_error_text() {
   return zmq_strerror(zmq_errno());
@@ -134,21 +136,36 @@ void PullSocket::drain_monitor(ReceiverStats& stats) {
       const auto count = [&stats](HandshakeRejection reason) {
         ++stats.rejected[static_cast<std::size_t>(reason)];
       };
+      const auto handshake_ended = [this] {
+        if (!handshaking_.empty()) handshaking_.pop_front();
+      };
       switch (event) {
         case ZMQ_EVENT_ACCEPTED:
           ++stats.connections_accepted;
+          if (curve_) handshaking_.push_back(value);
           break;
         case ZMQ_EVENT_DISCONNECTED:
           ++stats.connections_closed;
+          if (auto it = std::find(handshaking_.begin(), handshaking_.end(), value);
+              it != handshaking_.end()) {
+            handshaking_.erase(it);
+            count(HandshakeRejection::kHandshakeFailed);
+          }
+          break;
+        case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+          handshake_ended();
           break;
         case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
           count(HandshakeRejection::kNotAllowed);
+          handshake_ended();
           break;
         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
           count(protocol_failure(value, curve_));
+          handshake_ended();
           break;
         case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
           count(HandshakeRejection::kHandshakeFailed);
+          handshake_ended();
           break;
         default:
           break;

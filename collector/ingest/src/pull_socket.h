@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,7 +20,14 @@ namespace stallwatch::collector::detail {
 // handshake counts by reason: on a CURVE socket a mechanism mismatch is a
 // plaintext client, a cryptographic error a client with another server key
 // (it cannot open the HELLO box), an authentication failure a key the ZAP
-// handler refused; anything else, on either socket, handshake_failed.
+// handler refused; anything else, on either socket, handshake_failed. On a
+// CURVE socket a connection closed before its handshake ended counts as
+// handshake_failed too: a plaintext client that sees the mismatch first
+// hangs up before the collector has read its greeting (and, refused for a
+// protocol error, never retries). Handshake events carry no connection, so
+// which connection's handshake ended is taken in accept order: the counts
+// are exact once the connections involved have closed, their timing
+// approximate.
 //
 // Owned by the Receiver, on its thread. The context outlives it.
 class PullSocket {
@@ -49,6 +58,7 @@ class PullSocket {
   void* socket_ = nullptr;
   void* monitor_ = nullptr;
   bool curve_ = false;
+  std::deque<std::uint32_t> handshaking_;  // CURVE: fds accepted, handshake not ended
   std::string error_;
 };
 

@@ -16,7 +16,10 @@ enum class HandshakeRejection : std::uint8_t {
   kPlaintextClient = 0,  // a client without CURVE on a CURVE endpoint
   kWrongServerKey = 1,   // a CURVE client that does not have this collector's public key
   kNotAllowed = 2,       // a CURVE client whose key is not on the allow-list
-  kHandshakeFailed = 3,  // any other failed handshake (e.g. a CURVE client on a plaintext endpoint)
+  // Any other failed handshake (e.g. a CURVE client on a plaintext endpoint),
+  // and a connection to a CURVE endpoint closed before its handshake ended
+  // (among them plaintext clients that hung up before their greeting was read).
+  kHandshakeFailed = 3,
 };
 inline constexpr std::size_t kHandshakeRejectionCount = 4;
 
