@@ -84,7 +84,9 @@ int Agent::start_locked(AgentConfig config) noexcept {
     SourceInfo source;
     source.job = config.job;
     source.rank = config.rank;
-    source.host = host_name();
+    // Tests simulate several hosts on one machine.
+    const char* test_host = std::getenv("STALLWATCH_TEST_ONLY_HOST");
+    source.host = test_host != nullptr && test_host[0] != '\0' ? test_host : host_name();
     source.pid = static_cast<std::int32_t>(getpid());
     source.ppid = static_cast<std::int32_t>(parent_pid_ != 0 ? parent_pid_ : getppid());
     source.agent_version = SW_AGENT_VERSION;

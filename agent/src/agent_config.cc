@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "diagnostics.h"
+#include "stallwatch/curve_key.h"
 #include "stallwatch/protocol.h"
 #include "stallwatch/stallwatch.h"
 
@@ -58,6 +59,9 @@ constexpr struct {
     {"batch_events", "STALLWATCH_BATCH_EVENTS"},
     {"send_hwm", "STALLWATCH_SEND_HWM"},
     {"linger_ms", "STALLWATCH_LINGER_MS"},
+    {"collector_key", "STALLWATCH_COLLECTOR_KEY"},
+    {"collector_key_file", "STALLWATCH_COLLECTOR_KEY_FILE"},
+    {"agent_key_file", "STALLWATCH_AGENT_KEY_FILE"},
 };
 
 }  // namespace
@@ -132,6 +136,13 @@ int AgentConfig::set(std::string_view key, std::string_view value) {
     if (!parse_uint(value, 1, 1'000'000, send_hwm)) return SW_ERR_BAD_VALUE;
   } else if (key == "linger_ms") {
     if (!parse_uint(value, 0, 10'000, linger_ms)) return SW_ERR_BAD_VALUE;
+  } else if (key == "collector_key") {
+    if (!value.empty() && !wire::is_z85_key(value)) return SW_ERR_BAD_VALUE;
+    collector_key = std::string(value);
+  } else if (key == "collector_key_file") {
+    collector_key_file = std::string(value);
+  } else if (key == "agent_key_file") {
+    agent_key_file = std::string(value);
   } else {
     return SW_ERR_UNKNOWN_KEY;
   }

@@ -23,6 +23,12 @@ struct AgentConfig {
   std::uint32_t batch_events = 8192;
   std::uint32_t send_hwm = 64;
   std::uint32_t linger_ms = 250;
+  // CURVE towards a collector on another host (docs/design.md, "CURVE"): the
+  // collector's public key (Z85) or a file holding it, and this agent's
+  // secret key file when the collector has an allow-list.
+  std::string collector_key;
+  std::string collector_key_file;
+  std::string agent_key_file;
 
   // Defaults, then the environment: identity as docs/design.md says
   // (STALLWATCH_JOB, TORCHELASTIC_RUN_ID, SLURM_JOB_ID, else <host>-<pid>;

@@ -90,6 +90,10 @@ ProcessClock::ProcessClock() noexcept {
       epoch_offset_ns_ = before + (after - before) / 2 - mono;
     }
   }
+  // Tests simulate a host whose clock is off by a known amount.
+  if (const char* shift = std::getenv("STALLWATCH_TEST_ONLY_CLOCK_SHIFT_MS"); shift != nullptr) {
+    epoch_offset_ns_ += std::strtoll(shift, nullptr, 10) * 1'000'000;
+  }
   TimeBase base;
   base.current = TimeSegment{0, epoch_offset_ns_, std::uint64_t{1} << 32};
   if (want_tsc()) {

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <utility>
 
+#include "curve_client.h"
 #include "diagnostics.h"
 #include "stallwatch/stallwatch.h"
 
@@ -31,7 +32,8 @@ Sender::Sender(const AgentConfig& config, SourceInfo source, BufferRegistry& reg
       flush_interval_ns_(config.flush_interval_ms * kNsPerMs),
       heartbeat_ns_(config.heartbeat_ms * kNsPerMs),
       send_hwm_(static_cast<int>(config.send_hwm)),
-      linger_ms_(static_cast<int>(config.linger_ms)) {
+      linger_ms_(static_cast<int>(config.linger_ms)),
+      config_(config) {
   encoder_.set_source(std::move(source));
   buffers_.reserve(64);
   retiring_.reserve(64);
@@ -60,6 +62,7 @@ int Sender::open(const std::string& endpoint) noexcept {
     report_problem("cannot configure the ZeroMQ socket: %s", zmq_strerror(errno));
     return SW_ERR_TRANSPORT;
   }
+  if (const int rc = configure_curve_client(socket_, config_); rc != SW_OK) return rc;
   if (zmq_connect(socket_, endpoint.c_str()) != 0) {
     report_problem("cannot connect to collector endpoint '%s': %s", endpoint.c_str(),
                    zmq_strerror(errno));

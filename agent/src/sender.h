@@ -78,6 +78,7 @@ class Sender {
   std::int64_t heartbeat_ns_;
   int send_hwm_;
   int linger_ms_;
+  AgentConfig config_;  // the CURVE keys, for open()
   void* context_ = nullptr;
   void* socket_ = nullptr;
   pthread_t thread_{};

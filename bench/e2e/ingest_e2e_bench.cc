@@ -13,14 +13,21 @@
 //           batch), with the CPU time of its two ingest threads
 //           (ingest-receive: ZeroMQ receive, validate, decode; ingest-apply:
 //           the engine) from /proc.
+// Transport "curve" is tcp with ZeroMQ CURVE (the daemon's --curve endpoint,
+// its key pair in a state directory the bench writes; each sender a CURVE
+// client with its own key pair; the bare receiver a CURVE server): with
+// "tcp" in the same run, the line "curve / tcp" compares the daemon's CPU
+// per event and events/s of the two.
 // Prints figures, asserts nothing, ends with one JSON line; its
 // <transport>_daemon_vs_bare is the median over rounds of each daemon run's
 // rate over the bare run's just before it.
 //
 //   bench_e2e_ingest [--senders 4] [--ranks-per-sender 8] [--frames-per-sender 1000]
-//                    [--events-per-frame 8192] [--rounds 1] [--transports ipc,tcp]
+//                    [--events-per-frame 8192] [--rounds 1] [--transports ipc,tcp,curve]
 
+#include <fcntl.h>
 #include <stallwatch/protocol.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -52,8 +59,34 @@ struct Flags {
   std::uint64_t frames_per_sender = 1000;
   std::size_t events_per_frame = 8192;
   int rounds = 1;
-  std::vector<std::string> transports{"ipc", "tcp"};
+  std::vector<std::string> transports{"ipc", "tcp", "curve"};
 };
+
+// The collector's CURVE key pair for the "curve" transport (Z85).
+struct ServerKeys {
+  std::string public_key;
+  std::string secret_key;
+};
+
+ServerKeys& server_keys() {
+  static ServerKeys keys = [] {
+    char public_key[41] = {};
+    char secret_key[41] = {};
+    zmq_curve_keypair(public_key, secret_key);
+    return ServerKeys{public_key, secret_key};
+  }();
+  return keys;
+}
+
+// Makes `socket` a CURVE client of server_keys() with a fresh key pair of its own.
+void make_curve_client(void* socket) {
+  char public_key[41] = {};
+  char secret_key[41] = {};
+  zmq_curve_keypair(public_key, secret_key);
+  zmq_setsockopt(socket, ZMQ_CURVE_SERVERKEY, server_keys().public_key.c_str(), 40);
+  zmq_setsockopt(socket, ZMQ_CURVE_PUBLICKEY, public_key, 40);
+  zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, secret_key, 40);
+}
 
 struct RunFigures {
   double seconds = 0;
@@ -107,7 +140,7 @@ bool parse_flags(int argc, char** argv, Flags& f) {
 }
 
 // One sender process: its ranks' templates, then blocking sends of every frame.
-SenderReport send_frames(const Flags& f, int index, const std::string& endpoint,
+SenderReport send_frames(const Flags& f, int index, const std::string& endpoint, bool curve,
                          const std::function<void()>& gate) {
   std::vector<FrameTemplate> templates;
   const std::int64_t start = wall_now_ns() - 10'000'000'000;
@@ -123,6 +156,7 @@ SenderReport send_frames(const Flags& f, int index, const std::string& endpoint,
   const int linger = -1;  // deliver everything before closing
   zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof hwm);
   zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof linger);
+  if (curve) make_curve_client(socket);
   zmq_connect(socket, endpoint.c_str());
   gate();
   SenderReport report;
@@ -144,7 +178,7 @@ SenderReport send_frames(const Flags& f, int index, const std::string& endpoint,
 }
 
 // The bare receiver process: the daemon's socket options, no decoding.
-SenderReport receive_bare(const std::string& endpoint, std::uint64_t frames,
+SenderReport receive_bare(const std::string& endpoint, bool curve, std::uint64_t frames,
                           std::size_t events_per_frame, const std::function<void()>& gate) {
   void* context = zmq_ctx_new();
   void* socket = zmq_socket(context, ZMQ_PULL);
@@ -154,6 +188,11 @@ SenderReport receive_bare(const std::string& endpoint, std::uint64_t frames,
   zmq_setsockopt(socket, ZMQ_RCVHWM, &hwm, sizeof hwm);
   zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size);
   zmq_setsockopt(socket, ZMQ_RCVTIMEO, &timeout_ms, sizeof timeout_ms);
+  if (curve) {
+    const int server = 1;
+    zmq_setsockopt(socket, ZMQ_CURVE_SERVER, &server, sizeof server);
+    zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, server_keys().secret_key.c_str(), 40);
+  }
   SenderReport report;
   if (zmq_bind(socket, endpoint.c_str()) != 0) {
     std::fprintf(stderr, "bare receiver: cannot bind %s: %s\n", endpoint.c_str(),
@@ -197,9 +236,11 @@ RunFigures run_bare(const Flags& f, const std::string& transport) {
   const std::uint64_t frames = f.frames_per_sender * static_cast<std::uint64_t>(f.senders);
   SenderFleet receiver;
   SenderFleet senders;
+  const bool curve = transport == "curve";
   if (!receiver.start(1,
                       [&](int, const std::function<void()>& gate) {
-                        return receive_bare(endpoint, frames, f.events_per_frame, gate);
+                        return receive_bare(endpoint, transport == "curve", frames,
+                                            f.events_per_frame, gate);
                       }) ||
       !receiver.wait_ready(30s)) {
     out.loss_detail = "bare receiver did not start";
@@ -208,7 +249,7 @@ RunFigures run_bare(const Flags& f, const std::string& transport) {
   receiver.go();
   if (!senders.start(f.senders,
                      [&](int index, const std::function<void()>& gate) {
-                       return send_frames(f, index, endpoint, gate);
+                       return send_frames(f, index, endpoint, curve, gate);
                      }) ||
       !senders.wait_ready(120s)) {
     out.loss_detail = "senders did not start";
@@ -236,16 +277,34 @@ RunFigures run_daemon(const Flags& f, const std::string& transport) {
   RunFigures out;
   // Default settings (a 500 ms tick): the end is read from the daemon's own
   // clock below, not from when a tick first shows it.
-  test::DaemonProcess daemon;
+  const bool curve = transport == "curve";
+  test::TempDir state;
+  test::DaemonOptions options;
+  std::string curve_endpoint;
+  if (curve) {
+    const std::string key_path = state.path() + "/curve.key";
+    const int fd = ::open(key_path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    const std::string text = server_keys().secret_key + "\n";
+    if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      out.loss_detail = "cannot write " + key_path;
+      return out;
+    }
+    ::close(fd);
+    curve_endpoint = "tcp://127.0.0.1:" + std::to_string(test::free_tcp_port());
+    options.extra_args = {"--curve", curve_endpoint, "--state-dir", state.path()};
+  }
+  test::DaemonProcess daemon(options);
   if (!daemon.start()) {
     out.loss_detail = "stallwatchd did not start: " + daemon.log();
     return out;
   }
-  const std::string endpoint = transport == "ipc" ? daemon.ipc_endpoint() : daemon.tcp_endpoint();
+  const std::string endpoint = curve                ? curve_endpoint
+                               : transport == "ipc" ? daemon.ipc_endpoint()
+                                                    : daemon.tcp_endpoint();
   SenderFleet senders;
   if (!senders.start(f.senders,
                      [&](int index, const std::function<void()>& gate) {
-                       return send_frames(f, index, endpoint, gate);
+                       return send_frames(f, index, endpoint, curve, gate);
                      }) ||
       !senders.wait_ready(120s)) {
     out.loss_detail = "senders did not start";
@@ -341,13 +400,14 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: bench_e2e_ingest [--senders N] [--ranks-per-sender N] [--frames-per-sender N] "
-        "[--events-per-frame N] [--rounds N] [--transports ipc,tcp]\n");
+        "[--events-per-frame N] [--rounds N] [--transports ipc,tcp,curve]\n");
     return 2;
   }
   std::printf(
       "stallwatchd ingest, end to end: %d sender processes x %llu frames x %zu events, %ld cores\n",
       flags.senders, static_cast<unsigned long long>(flags.frames_per_sender),
       flags.events_per_frame, ::sysconf(_SC_NPROCESSORS_ONLN));
+  server_keys();  // made once, before any process forks
   std::map<std::string, std::vector<RunFigures>> bare;
   std::map<std::string, std::vector<RunFigures>> daemon;
   bool zero_loss = true;
@@ -422,6 +482,28 @@ int main(int argc, char** argv) {
                   percentile(receive_busy, 0.5), transport.c_str(), percentile(waiting, 0.5),
                   transport.c_str(), percentile(bare_cpu, 0.5), transport.c_str(),
                   percentile(daemon_cpu, 0.5), transport.c_str(), percentile(cpu_paired, 0.5));
+    json_line += figures;
+  }
+  if (!daemon["curve"].empty() && !daemon["tcp"].empty()) {
+    // Each round's CURVE run against its plaintext tcp run.
+    std::vector<double> cpu_ratio;
+    std::vector<double> rate_ratio;
+    for (std::size_t i = 0; i < daemon["curve"].size() && i < daemon["tcp"].size(); ++i) {
+      const double plain = cpu_per_event(daemon["tcp"][i]);
+      cpu_ratio.push_back(plain > 0 ? cpu_per_event(daemon["curve"][i]) / plain : 0.0);
+      const double plain_rate = daemon["tcp"][i].events_per_s;
+      rate_ratio.push_back(plain_rate > 0 ? daemon["curve"][i].events_per_s / plain_rate : 0.0);
+    }
+    const double cpu = percentile(cpu_ratio, 0.5);
+    const double rate = percentile(rate_ratio, 0.5);
+    std::printf(
+        "curve / tcp, daemon side by side: CPU per event %.2fx (goal <= 1.5x), "
+        "events/s %.2fx\n",
+        cpu, rate);
+    char figures[160];
+    std::snprintf(figures, sizeof figures,
+                  ",\"curve_vs_tcp_daemon_cpu_per_event\":%.3f,\"curve_vs_tcp_events_per_s\":%.3f",
+                  cpu, rate);
     json_line += figures;
   }
   double load = 0;

@@ -9,9 +9,15 @@
 // event sent was received. Prints figures, asserts nothing, ends with one
 // JSON line.
 //
+// Fan-in from many hosts: --connections rank gives every rank its own ZeroMQ
+// connection (as one agent process per rank would have), --curve 1 sends over
+// the daemon's CURVE endpoint (tcp on loopback, a key pair per connection).
+//
 //   bench_e2e_scale [--ranks 256] [--rate 10000] [--minutes 10] [--senders 4]
-//                   [--period-ms 100]
+//                   [--period-ms 100] [--connections sender|rank] [--curve 0|1]
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -41,7 +47,43 @@ struct Flags {
   double minutes = 10;
   int senders = 4;
   std::int64_t period_ms = 100;
+  bool socket_per_rank = false;
+  bool curve = false;
 };
+
+// The collector's CURVE key pair (Z85), made before any sender forks.
+struct ServerKeys {
+  char public_key[41] = {};
+  char secret_key[41] = {};
+};
+
+const ServerKeys& server_keys() {
+  static const ServerKeys keys = [] {
+    ServerKeys k;
+    zmq_curve_keypair(k.public_key, k.secret_key);
+    return k;
+  }();
+  return keys;
+}
+
+// A PUSH socket connected to `endpoint`, a CURVE client when `curve`.
+void* connect_push(void* context, const std::string& endpoint, bool curve) {
+  void* socket = zmq_socket(context, ZMQ_PUSH);
+  const int hwm = 1000;
+  const int linger = 5000;
+  zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof linger);
+  if (curve) {
+    char public_key[41] = {};
+    char secret_key[41] = {};
+    zmq_curve_keypair(public_key, secret_key);
+    zmq_setsockopt(socket, ZMQ_CURVE_SERVERKEY, server_keys().public_key, 40);
+    zmq_setsockopt(socket, ZMQ_CURVE_PUBLICKEY, public_key, 40);
+    zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, secret_key, 40);
+  }
+  zmq_connect(socket, endpoint.c_str());
+  return socket;
+}
 
 bool parse_flags(int argc, char** argv, Flags& f) {
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -57,6 +99,11 @@ bool parse_flags(int argc, char** argv, Flags& f) {
       f.senders = std::stoi(value);
     } else if (key == "--period-ms") {
       f.period_ms = std::stoll(value);
+    } else if (key == "--connections") {
+      if (value != "sender" && value != "rank") return false;
+      f.socket_per_rank = value == "rank";
+    } else if (key == "--curve") {
+      f.curve = value == "1";
     } else {
       return false;
     }
@@ -79,12 +126,11 @@ SenderReport play_ranks(const Flags& f, int index, const std::string& endpoint,
         wall_now_ns(), period);
   }
   void* context = zmq_ctx_new();
-  void* socket = zmq_socket(context, ZMQ_PUSH);
-  const int hwm = 1000;
-  const int linger = 5000;
-  zmq_setsockopt(socket, ZMQ_SNDHWM, &hwm, sizeof hwm);
-  zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof linger);
-  zmq_connect(socket, endpoint.c_str());
+  const int max_sockets = 4096;
+  zmq_ctx_set(context, ZMQ_MAX_SOCKETS, max_sockets);
+  std::vector<void*> sockets;
+  for (std::size_t i = 0; i < (f.socket_per_rank ? templates.size() : 1); ++i)
+    sockets.push_back(connect_push(context, endpoint, f.curve));
   gate();
 
   SenderReport report;
@@ -96,7 +142,9 @@ SenderReport play_ranks(const Flags& f, int index, const std::string& endpoint,
     if (due >= end_mono) break;
     const std::int64_t wait = due - mono_now_ns();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
-    for (FrameTemplate& t : templates) {
+    for (std::size_t i = 0; i < templates.size(); ++i) {
+      FrameTemplate& t = templates[i];
+      void* socket = sockets[f.socket_per_rank ? i : 0];
       t.advance(start_wall + k * period - t.sent_at_ns());
       const auto bytes = t.bytes();
       if (zmq_send(socket, bytes.data(), bytes.size(), ZMQ_DONTWAIT) < 0) {
@@ -107,7 +155,8 @@ SenderReport play_ranks(const Flags& f, int index, const std::string& endpoint,
       report.events_sent += t.event_count();
     }
   }
-  zmq_close(socket);
+  for (void* socket : sockets)
+    zmq_close(socket);
   zmq_ctx_term(context);
   report.done_mono_ns = mono_now_ns();
   return report;
@@ -140,20 +189,45 @@ int main(int argc, char** argv) {
   if (!parse_flags(argc, argv, f)) {
     std::fprintf(stderr,
                  "usage: bench_e2e_scale [--ranks N] [--rate EVENTS_PER_S] [--minutes M] "
-                 "[--senders N] [--period-ms MS]  (at least 200 events per batch)\n");
+                 "[--senders N] [--period-ms MS] [--connections sender|rank] [--curve 0|1]  (at "
+                 "least 200 events per batch)\n");
     return 2;
   }
   std::printf(
-      "stallwatchd at scale: %d ranks x %zu events/s for %.1f min, %d sender processes, %ld "
-      "cores\n",
-      f.ranks, f.rate, f.minutes, f.senders, ::sysconf(_SC_NPROCESSORS_ONLN));
-  test::DaemonProcess daemon;
+      "stallwatchd at scale: %d ranks x %zu events/s for %.1f min, %d sender processes, %s, "
+      "%s, %ld cores\n",
+      f.ranks, f.rate, f.minutes, f.senders,
+      f.socket_per_rank ? "one connection per rank" : "one connection per sender",
+      f.curve ? "CURVE" : "plaintext", ::sysconf(_SC_NPROCESSORS_ONLN));
+  server_keys();
+  // One connection per rank needs a descriptor per rank in the daemon (inherited).
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  test::TempDir state;
+  test::DaemonOptions options;
+  std::string endpoint;
+  if (f.curve) {
+    const std::string key_path = state.path() + "/curve.key";
+    const std::string text = std::string(server_keys().secret_key) + "\n";
+    const int fd = ::open(key_path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      std::fprintf(stderr, "cannot write %s\n", key_path.c_str());
+      return 1;
+    }
+    ::close(fd);
+    endpoint = "tcp://127.0.0.1:" + std::to_string(test::free_tcp_port());
+    options.extra_args = {"--curve", endpoint, "--state-dir", state.path()};
+  }
+  test::DaemonProcess daemon(options);
   if (!daemon.start()) {
     std::fprintf(stderr, "stallwatchd did not start:\n%s\n", daemon.log().c_str());
     return 1;
   }
   const int pid = daemon.pid();
-  const std::string endpoint = daemon.ipc_endpoint();
+  if (!f.curve) endpoint = f.socket_per_rank ? daemon.tcp_endpoint() : daemon.ipc_endpoint();
   SenderFleet fleet;
   if (!fleet.start(f.senders,
                    [&](int index, const std::function<void()>& gate) {
@@ -228,6 +302,11 @@ int main(int argc, char** argv) {
       30s, 100ms);
   const std::uint64_t received =
       status.is_object() ? status["ingest"]["events_received"].get<std::uint64_t>() : 0;
+  std::uint64_t rejected = 0;
+  if (status.is_object()) {
+    for (const auto& [reason, n] : status["ingest"]["rejected_connections"].items())
+      rejected += n.get<std::uint64_t>();
+  }
   const std::uint64_t rss_end = rss_bytes(pid);
   const std::uint64_t rss_start = rss.empty() ? rss_idle : rss.front().second;
   std::uint64_t rss_max = rss_end;
@@ -268,12 +347,14 @@ int main(int argc, char** argv) {
       "\"rss_max_mb\":%.1f,\"tick_p50_ms\":%.3f,\"tick_p99_ms\":%.3f,\"tick_max_ms\":%.3f,"
       "\"api_job_detail_p99_ms\":%.2f,\"api_jobs_p99_ms\":%.2f,\"metrics_p99_ms\":%.2f,"
       "\"daemon_cores\":%.3f,\"frames_refused\":%llu,\"ingest_lag_max_s\":%.3f,"
-      "\"loadavg_start\":%.2f,\"loadavg_end\":%.2f}\n",
+      "\"loadavg_start\":%.2f,\"loadavg_end\":%.2f,\"connections\":%d,\"curve\":%s,"
+      "\"rejected_connections\":%llu}\n",
       f.ranks, f.rate, f.minutes, static_cast<double>(received) / wall,
       received == sent && failed == 0 ? "true" : "false", mb(rss_start), mb(rss_end), mb(rss_max),
       percentile(tick_ms, 0.5), percentile(tick_ms, 0.99), tick_max_daemon,
       percentile(detail_ms, 0.99), percentile(jobs_ms, 0.99), percentile(metrics_ms, 0.99),
       daemon_cpu / wall, static_cast<unsigned long long>(failed), lag_max, load_start,
-      load_average());
+      load_average(), f.socket_per_rank ? f.ranks : f.senders, f.curve ? "true" : "false",
+      static_cast<unsigned long long>(rejected));
   return 0;
 }

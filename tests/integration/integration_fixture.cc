@@ -53,16 +53,26 @@ json rank_row(const DaemonProcess& daemon, const std::string& job, int rank) {
   return nullptr;
 }
 
+namespace {
+
+std::vector<std::pair<std::string, std::string>> agent_env(const AgentRun& run) {
+  // CLOCK_MONOTONIC: the agent's stamps and the brackets around them come
+  // from one clock with no recalibration in between.
+  std::vector<std::pair<std::string, std::string>> env = {{"STALLWATCH_COLLECTOR", run.endpoint},
+                                                          {"STALLWATCH_CLOCK", "monotonic"}};
+  env.insert(env.end(), run.env.begin(), run.env.end());
+  return env;
+}
+
+}  // namespace
+
 ScriptedAgent::ScriptedAgent(const AgentRun& run, const std::string& dir)
     : report_path_(dir + "/" + run.job + "-" + std::to_string(run.rank) + ".report"),
-      process_(
-          ChildOptions{{STALLWATCH_INTEGRATION_AGENT, "--schedule", run.schedule, "--seconds",
-                        std::to_string(run.seconds), "--job", run.job, "--rank",
-                        std::to_string(run.rank), "--report", report_path_},
-                       // CLOCK_MONOTONIC: the agent's stamps and the brackets around them
-                       // come from one clock with no recalibration in between.
-                       {{"STALLWATCH_COLLECTOR", run.endpoint}, {"STALLWATCH_CLOCK", "monotonic"}},
-                       dir + "/" + run.job + "-" + std::to_string(run.rank) + ".log"}) {}
+      process_(ChildOptions{{STALLWATCH_INTEGRATION_AGENT, "--schedule", run.schedule, "--seconds",
+                             std::to_string(run.seconds), "--job", run.job, "--rank",
+                             std::to_string(run.rank), "--report", report_path_},
+                            agent_env(run),
+                            dir + "/" + run.job + "-" + std::to_string(run.rank) + ".log"}) {}
 
 void expect_window_matches_report(const json& metrics, const AgentReport& report) {
   const auto start = metrics.at("start_ns").get<std::int64_t>();

@@ -36,6 +36,8 @@ struct AgentRun {
   std::string job;
   int rank = 0;
   std::string endpoint;  // STALLWATCH_COLLECTOR
+  // More environment: CURVE keys, the test-only host name and clock shift.
+  std::vector<std::pair<std::string, std::string>> env = {};
 };
 
 // A running integration_agent; its report and output live in `dir`.

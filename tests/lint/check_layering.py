@@ -36,11 +36,13 @@ LAYERS = {
     'engine': ('collector/engine', ['catalog', 'protocol']),
     'ingest': ('collector/ingest', ['engine', 'protocol', 'schema']),
     'config': ('collector/config', ['engine']),
+    'keys': ('collector/keys', ['protocol']),
     'alerts': ('collector/alerts', ['catalog', 'engine', 'config']),
     'serve': ('collector/serve', ['catalog', 'engine', 'alerts', 'protocol']),
     'web': ('dashboard/web', ['catalog']),
     'daemon': ('collector/daemon',
-               ['engine', 'ingest', 'config', 'alerts', 'serve', 'web', 'version', 'protocol']),
+               ['engine', 'ingest', 'config', 'keys', 'alerts', 'serve', 'web', 'version',
+                'protocol']),
     'traces': ('collector/traces', ['engine']),
     'analyze': ('collector/analyze', ['traces', 'engine', 'config']),
     'replay': ('collector/replay', ['traces', 'ingest', 'engine', 'config']),
@@ -51,6 +53,7 @@ LAYERS = {
 # Headers under "stallwatch/" belong to several components.
 STALLWATCH_HEADERS = {
     'protocol.h': 'protocol', 'device_lane.h': 'protocol', 'source_info.h': 'protocol',
+    'curve_key.h': 'protocol',
     'stallwatch.h': 'agent', 'stallwatch.hpp': 'agent', 'version.h': 'version',
 }
 GENERATED = {'stallwatch_generated.h': 'schema'}

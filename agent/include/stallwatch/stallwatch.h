@@ -107,6 +107,11 @@ SW_API void sw_config_free(sw_config* config) SW_NOEXCEPT;
  *   batch_events       events per batch, 64..65536 (default 8192)
  *   send_hwm           ZeroMQ send high-water mark in messages (default 64)
  *   linger_ms          how long stop/exit may wait to flush, 0..10000 (default 250)
+ *   collector_key      the collector's CURVE public key (40 characters of Z85):
+ *                      connect with CURVE, to a collector on another host
+ *   collector_key_file a file holding that key (used when collector_key is unset)
+ *   agent_key_file     this agent's CURVE secret key file (mode 0600), for a
+ *                      collector with an allow-list; default: a fresh key pair
  */
 SW_API int sw_config_set(sw_config* config, const char* key, const char* value) SW_NOEXCEPT;
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "alerts/alerting.h"
@@ -9,6 +10,8 @@
 #include "ingest/batch_decoder.h"
 #include "ingest_loop.h"
 #include "journal.h"
+#include "keys/allow_list.h"
+#include "keys/state_dir.h"
 #include "serve/http_server.h"
 #include "stallwatch/version.h"
 #include "systemd_notify.h"
@@ -59,6 +62,7 @@ std::string Daemon::start() {
   if (auto err = ingest_->bind(config_.ingest_endpoints); !err.empty()) {
     return "cannot listen for agents on " + err;
   }
+  if (auto err = bind_curve(); !err.empty()) return err;
   http_ = std::make_unique<HttpServer>(serve_config(config_), *host_);
   if (auto err = http_->start(); !err.empty()) return err;
   alerting_ = std::make_unique<Alerting>(config_.alerts, config_.engine.windows_ns,
@@ -72,11 +76,41 @@ std::string Daemon::start() {
   tick_thread_ = std::thread([this] { tick_loop(); });
   started_ = true;
 
-  for (const auto& e : ingest_->endpoints())
-    spdlog::info("listening for agents on {}", e);
+  for (const auto& e : ingest_->endpoints()) {
+    const auto& curve = ingest_->curve_endpoints();
+    const bool secured = std::find(curve.begin(), curve.end(), e) != curve.end();
+    spdlog::info("listening for agents on {}{}", e, secured ? " (CURVE)" : "");
+  }
   spdlog::info("dashboard and API on http://{}:{}/", config_.http_host, http_->port());
   systemd_notify_ready("stallwatchd " + std::string(kVersion) + " serving on " + config_.http_host +
                        ":" + std::to_string(http_->port()));
+  return {};
+}
+
+std::string Daemon::bind_curve() {
+  if (config_.curve_endpoints.empty()) return {};
+  const std::string dir = config_.state_dir.empty() ? default_state_dir() : config_.state_dir;
+  std::string error;
+  bool created = false;
+  auto pair = load_or_create_key_pair(dir, created, error);
+  if (!pair) return "CURVE endpoints: " + error;
+  if (created) spdlog::info("created the collector's CURVE key pair in {}", dir);
+  CurveServerKeys keys{pair->secret_key, {}};
+  if (config_.allow_list_path) {
+    auto allowed = read_allow_list(*config_.allow_list_path, error);
+    if (!allowed) return error;
+    if (allowed->empty()) {
+      return "allow-list '" + *config_.allow_list_path + "' holds no key: no agent could connect";
+    }
+    keys.allowed_keys = std::move(*allowed);
+    curve_allow_list_ = keys.allowed_keys.size();
+  }
+  if (auto err = ingest_->bind_curve(keys, config_.curve_endpoints); !err.empty()) {
+    return "cannot listen for agents on " + err;
+  }
+  curve_public_key_ = pair->public_key;
+  spdlog::info("CURVE public key of this collector (STALLWATCH_COLLECTOR_KEY): {}",
+               curve_public_key_);
   return {};
 }
 
@@ -178,6 +212,14 @@ void Daemon::tick_once(std::int64_t now_ns) {
   s.connections_accepted = ingest_->connections_accepted();
   s.connections_closed = ingest_->connections_closed();
   s.ingest_endpoints = ingest_->endpoints();
+  s.curve_endpoints = ingest_->curve_endpoints();
+  s.curve_public_key = curve_public_key_;
+  s.curve_allow_list = curve_allow_list_;
+  for (std::size_t r = 0; r < kHandshakeRejectionCount; ++r) {
+    const auto reason = static_cast<HandshakeRejection>(r);
+    s.rejected_connections.emplace_back(std::string(handshake_rejection_name(reason)),
+                                        ingest_->rejected(reason));
+  }
   s.ingest_lag_seconds = static_cast<double>(ingest_->take_max_lag_ns()) / 1e9;
   if (alerting_) {
     state->alerts = alerting_->on_tick(*state->snapshot);

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,7 +22,9 @@ class HttpServer;
 // apply, IngestLoop), the tick thread
 // (engine tick -> alerts -> PublishedState -> WebSocket push, once per tick),
 // the alert sinks' sender threads and the HTTP server. start() binds
-// everything and returns an error naming what could not be bound; stop()
+// everything (the CURVE endpoints with the key pair of the state directory,
+// made on first start) and returns an error naming what could not be bound
+// or read; stop()
 // shuts down in reverse order, bounded.
 // Owned and driven by the main thread.
 class Daemon {
@@ -37,6 +40,8 @@ class Daemon {
   std::uint16_t http_port() const;
 
  private:
+  // Loads (or creates) the key pair and binds the CURVE endpoints, if any.
+  std::string bind_curve();
   void restore_journal();
   void tick_loop();
   void tick_once(std::int64_t now_ns);
@@ -52,7 +57,9 @@ class Daemon {
   bool stopping_ = false;
   bool started_ = false;
   std::int64_t started_at_ns_ = 0;
-  TickStats tick_stats_;  // tick thread only
+  TickStats tick_stats_;                         // tick thread only
+  std::string curve_public_key_;                 // set by start()
+  std::optional<std::size_t> curve_allow_list_;  // set by start()
 };
 
 }  // namespace stallwatch::collector

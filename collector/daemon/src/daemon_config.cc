@@ -11,6 +11,7 @@
 #include "alerts/alerts_config_toml.h"
 #include "config/class_rules_toml.h"
 #include "config/toml_fields.h"
+#include "ingest/endpoint_scope.h"
 #include "ingest/ipc_endpoint.h"
 
 namespace stallwatch::collector {
@@ -18,12 +19,40 @@ namespace {
 
 std::string apply_ingest(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "ingest", {});
-  if (auto err = s.allow_only({"endpoints"}); !err.empty()) return err;
+  if (auto err =
+          s.allow_only({"endpoints", "curve_endpoints", "allow_list", "insecure_plaintext_remote"});
+      !err.empty()) {
+    return err;
+  }
   if (s.has("endpoints")) {
     std::vector<std::string> endpoints;
     if (auto err = s.string_list("endpoints", endpoints); !err.empty()) return err;
     if (endpoints.empty()) return s.error("endpoints", "needs at least one endpoint");
     c.ingest_endpoints = std::move(endpoints);
+  }
+  if (s.has("curve_endpoints")) {
+    if (auto err = s.string_list("curve_endpoints", c.curve_endpoints); !err.empty()) return err;
+  }
+  if (s.has("allow_list")) {
+    std::string path;
+    if (auto err = s.string("allow_list", path); !err.empty()) return err;
+    c.allow_list_path = path;
+  }
+  if (s.has("insecure_plaintext_remote")) {
+    if (auto err = s.boolean("insecure_plaintext_remote", c.insecure_plaintext_remote);
+        !err.empty()) {
+      return err;
+    }
+  }
+  return {};
+}
+
+std::string apply_state(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "state", {});
+  if (auto err = s.allow_only({"dir"}); !err.empty()) return err;
+  if (s.has("dir")) {
+    if (auto err = s.string("dir", c.state_dir); !err.empty()) return err;
+    if (c.state_dir.empty()) return s.error("dir", "must not be empty");
   }
   return {};
 }
@@ -64,10 +93,10 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
 
 std::string apply_engine(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "engine", {});
-  if (auto err =
-          s.allow_only({"windows", "verdict_window", "resolution", "lateness", "silent_after",
-                        "forget_after", "history", "timeline", "timeline_max_regions", "tick",
-                        "max_ranks", "step_mark", "batch_size_counter"});
+  if (auto err = s.allow_only({"windows", "verdict_window", "resolution", "lateness",
+                               "silent_after", "forget_after", "history", "timeline",
+                               "timeline_max_regions", "tick", "max_ranks", "step_mark",
+                               "batch_size_counter", "clock_window", "clock_warning"});
       !err.empty()) {
     return err;
   }
@@ -97,7 +126,9 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
         DurationKey{"resolution", &e.resolution_ns}, DurationKey{"lateness", &e.lateness_ns},
         DurationKey{"silent_after", &e.silent_after_ns},
         DurationKey{"forget_after", &e.forget_after_ns}, DurationKey{"history", &e.history_ns},
-        DurationKey{"timeline", &e.timeline_ns}, DurationKey{"tick", &c.tick_ns}}) {
+        DurationKey{"timeline", &e.timeline_ns}, DurationKey{"tick", &c.tick_ns},
+        DurationKey{"clock_window", &e.clock_window_ns},
+        DurationKey{"clock_warning", &e.clock_warning_ns}}) {
     if (s.has(key)) {
       if (auto err = s.duration(key, *target, false); !err.empty()) return err;
     }
@@ -320,7 +351,7 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
   TomlFields top(root, "", file_name);
   if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "classes", "journal", "log",
-                                 "alerts", "prometheus"});
+                                 "state", "alerts", "prometheus"});
       !err.empty()) {
     return err;
   }
@@ -332,7 +363,7 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   for (auto [name, apply] :
        {Section{"ingest", apply_ingest}, Section{"http", apply_http},
         Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
-        Section{"journal", apply_journal}, Section{"log", apply_log},
+        Section{"journal", apply_journal}, Section{"log", apply_log}, Section{"state", apply_state},
         Section{"alerts", apply_alerts}, Section{"prometheus", apply_prometheus}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
@@ -397,6 +428,24 @@ std::string validate(const DaemonConfig& config) {
   for (const auto& e : config.ingest_endpoints) {
     if (e.rfind("tcp://", 0) != 0 && e.rfind("ipc://", 0) != 0) {
       return "ingest endpoint '" + e + "': expected tcp://HOST:PORT or ipc://PATH";
+    }
+  }
+  for (const auto& e : config.curve_endpoints) {
+    if (e.rfind("tcp://", 0) != 0) {
+      return "CURVE endpoint '" + e + "': expected tcp://HOST:PORT";
+    }
+  }
+  if (config.allow_list_path && config.curve_endpoints.empty()) {
+    return "ingest.allow_list: set, but there is no CURVE endpoint to apply it to";
+  }
+  if (!config.insecure_plaintext_remote) {
+    for (const auto& e : config.ingest_endpoints) {
+      if (is_local_endpoint(e)) continue;
+      return "ingest endpoint '" + e +
+             "' can be reached from other hosts but takes plaintext: anyone who reaches it can "
+             "send batches, and they travel unencrypted. Make it a CURVE endpoint (--curve, "
+             "[ingest] curve_endpoints) or, on a network you trust, say so with "
+             "--insecure-plaintext-remote ([ingest] insecure_plaintext_remote = true)";
     }
   }
   if (config.tick_ns < 10'000'000 || config.tick_ns > 60 * kNsPerSecond) {

@@ -21,7 +21,15 @@ namespace stallwatch::collector {
 
 struct DaemonConfig {
   // ZeroMQ PULL endpoints: tcp://127.0.0.1:5557 and the ipc socket.
+  // Plaintext: refused at start on an address other hosts can reach, unless
+  // insecure_plaintext_remote.
   std::vector<std::string> ingest_endpoints;
+  // Endpoints that take only CURVE clients (agents on other hosts), with the
+  // key pair of state_dir and, when set, the allow-list of agents' keys.
+  std::vector<std::string> curve_endpoints;
+  std::optional<std::string> allow_list_path;
+  bool insecure_plaintext_remote = false;
+  std::string state_dir;  // empty: default_state_dir()
   std::string http_host = "127.0.0.1";
   std::uint16_t http_port = 8787;
   std::size_t http_max_connections = 256;

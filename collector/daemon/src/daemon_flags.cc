@@ -5,12 +5,22 @@
 namespace stallwatch::collector {
 
 const char* daemon_usage() {
-  return "usage: stallwatchd [--config FILE] [--ingest ENDPOINT]... [--http HOST:PORT]\n"
-         "                   [--journal DIR] [--log-level LEVEL] [--help] [--version]\n"
+  return "usage: stallwatchd [--config FILE] [--ingest ENDPOINT]... [--curve ENDPOINT]...\n"
+         "                   [--allow-list FILE] [--insecure-plaintext-remote] [--state-dir DIR]\n"
+         "                   [--http HOST:PORT] [--journal DIR] [--log-level LEVEL]\n"
+         "       stallwatchd keygen [--state-dir DIR]   print the collector's public key\n"
+         "       stallwatchd keygen --agent FILE        make an agent key pair (FILE, FILE.pub)\n"
          "\n"
          "  --config FILE      TOML configuration (see systemd/stallwatchd.toml)\n"
-         "  --ingest ENDPOINT  ZeroMQ endpoint to receive agent batches on; repeatable.\n"
+         "  --ingest ENDPOINT  plaintext ZeroMQ endpoint for local agents; repeatable.\n"
          "                     Default: tcp://127.0.0.1:5557 and the per-user ipc socket\n"
+         "  --curve ENDPOINT   CURVE-secured endpoint for agents on other hosts, e.g.\n"
+         "                     tcp://0.0.0.0:5558; repeatable\n"
+         "  --allow-list FILE  admit on CURVE endpoints only these agents' public keys\n"
+         "  --insecure-plaintext-remote\n"
+         "                     allow a plaintext --ingest endpoint other hosts can reach\n"
+         "  --state-dir DIR    where the collector's key pair lives (default\n"
+         "                     $STATE_DIRECTORY, else ~/.local/state/stallwatch)\n"
          "  --http HOST:PORT   dashboard and API address (default 127.0.0.1:8787)\n"
          "  --journal DIR      keep received batches on disk, replayable later\n"
          "  --log-level LEVEL  trace, debug, info, warn, error or off (default info)\n";
@@ -50,6 +60,17 @@ std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& f
     } else if (arg == "--ingest") {
       if (auto err = take_value(v); !err.empty()) return err;
       flags.ingest_endpoints.push_back(v);
+    } else if (arg == "--curve") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.curve_endpoints.push_back(v);
+    } else if (arg == "--allow-list") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.allow_list = v;
+    } else if (arg == "--state-dir") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.state_dir = v;
+    } else if (arg == "--insecure-plaintext-remote") {
+      flags.insecure_plaintext_remote = true;
     } else if (arg == "--http") {
       if (auto err = take_value(v); !err.empty()) return err;
       flags.http = v;
@@ -72,6 +93,10 @@ std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config
     if (auto err = load_config_file(*flags.config_path, config); !err.empty()) return err;
   }
   if (!flags.ingest_endpoints.empty()) config.ingest_endpoints = flags.ingest_endpoints;
+  if (!flags.curve_endpoints.empty()) config.curve_endpoints = flags.curve_endpoints;
+  if (flags.allow_list) config.allow_list_path = flags.allow_list;
+  if (flags.state_dir) config.state_dir = *flags.state_dir;
+  if (flags.insecure_plaintext_remote) config.insecure_plaintext_remote = true;
   if (flags.http && !parse_host_port(*flags.http, config.http_host, config.http_port)) {
     return "--http: expected HOST:PORT, got '" + *flags.http + "'";
   }

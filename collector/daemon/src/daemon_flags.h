@@ -1,8 +1,9 @@
 #pragma once
 
 // Command line of stallwatchd:
-//   stallwatchd [--config FILE] [--ingest ENDPOINT]... [--http HOST:PORT]
-//               [--journal DIR] [--log-level LEVEL] [--help] [--version]
+//   stallwatchd [--config FILE] [--ingest ENDPOINT]... [--curve ENDPOINT]...
+//               [--allow-list FILE] [--insecure-plaintext-remote] [--state-dir DIR]
+//               [--http HOST:PORT] [--journal DIR] [--log-level LEVEL] [--help] [--version]
 // Precedence: defaults, then the config file, then flags.
 
 #include <optional>
@@ -16,6 +17,10 @@ namespace stallwatch::collector {
 struct DaemonFlags {
   std::optional<std::string> config_path;
   std::vector<std::string> ingest_endpoints;
+  std::vector<std::string> curve_endpoints;
+  std::optional<std::string> allow_list;
+  std::optional<std::string> state_dir;
+  bool insecure_plaintext_remote = false;
   std::optional<std::string> http;
   std::optional<std::string> journal_dir;
   std::optional<std::string> log_level;

@@ -31,6 +31,16 @@ std::string IngestLoop::bind(const std::vector<std::string>& endpoints) {
   return {};
 }
 
+std::string IngestLoop::bind_curve(const CurveServerKeys& keys,
+                                   const std::vector<std::string>& endpoints) {
+  if (endpoints.empty()) return {};
+  if (auto error = receiver_.enable_curve(keys)) return "CURVE endpoints: " + *error;
+  for (const auto& endpoint : endpoints) {
+    if (auto error = receiver_.bind_curve(endpoint)) return *error;
+  }
+  return {};
+}
+
 void IngestLoop::start() {
   running_ = true;
   closing_ = false;
@@ -61,8 +71,12 @@ void IngestLoop::receive_loop() {
     }
     accepted_.store(receiver_.stats().connections_accepted, std::memory_order_relaxed);
     closed_.store(receiver_.stats().connections_closed, std::memory_order_relaxed);
+    for (std::size_t r = 0; r < kHandshakeRejectionCount; ++r) {
+      rejected_[r].store(receiver_.stats().rejected[r], std::memory_order_relaxed);
+    }
     const std::int64_t now = collector_now_ns();
     log_rejections(now);
+    log_refused_connections(now);
     if (journal_ && now - last_flush_ns >= 500'000'000) {
       journal_->flush();
       last_flush_ns = now;
@@ -154,6 +168,34 @@ void IngestLoop::log_rejections(std::int64_t now_ns) {
                rejected_since_log_ == 1 ? "" : "s", last_rejection_);
   rejected_since_log_ = 0;
   last_log_ns_ = now_ns;
+}
+
+}  // namespace stallwatch::collector
+
+namespace stallwatch::collector {
+
+void IngestLoop::log_refused_connections(std::int64_t now_ns) {
+  std::uint64_t total = 0;
+  for (std::uint64_t count : receiver_.stats().rejected)
+    total += count;
+  const std::string& last = receiver_.last_refused_client();
+  // A key refused for the first time is logged at once, repeats at most every 10 s.
+  const bool new_key = last != last_refused_key_logged_;
+  if (total == refused_logged_ || (!new_key && now_ns - last_refused_log_ns_ < 10'000'000'000)) {
+    return;
+  }
+  std::string reasons;
+  for (std::size_t r = 0; r < kHandshakeRejectionCount; ++r) {
+    if (receiver_.stats().rejected[r] == 0) continue;
+    if (!reasons.empty()) reasons += ", ";
+    reasons += std::string(handshake_rejection_name(static_cast<HandshakeRejection>(r))) + " " +
+               std::to_string(receiver_.stats().rejected[r]);
+  }
+  spdlog::warn("ingest: refused {} connection{} in the CURVE handshake so far ({}){}{}", total,
+               total == 1 ? "" : "s", reasons, last.empty() ? "" : "; last key refused: ", last);
+  refused_logged_ = total;
+  last_refused_log_ns_ = now_ns;
+  last_refused_key_logged_ = last;
 }
 
 }  // namespace stallwatch::collector

@@ -39,8 +39,10 @@ namespace stallwatch::collector {
 // order. Invalid frames are counted by reason and logged at most once per
 // second.
 //
-// bind() runs on the constructing thread before start(). stop() lets the
-// apply thread finish what was queued.
+// bind() and bind_curve() run on the constructing thread before start().
+// Connections refused in the CURVE handshake are counted by reason and
+// logged (a newly refused key at once, repeats at most every 10 s). stop()
+// lets the apply thread finish what was queued.
 class IngestLoop {
  public:
   static constexpr std::size_t kQueueSlots = 4;
@@ -52,7 +54,10 @@ class IngestLoop {
 
   // Returns "" or "<endpoint>: <reason>" for the first endpoint that fails.
   std::string bind(const std::vector<std::string>& endpoints);
+  // Sets up CURVE with `keys` and binds `endpoints` with it; as bind().
+  std::string bind_curve(const CurveServerKeys& keys, const std::vector<std::string>& endpoints);
   const std::vector<std::string>& endpoints() const { return receiver_.endpoints(); }
+  const std::vector<std::string>& curve_endpoints() const { return receiver_.curve_endpoints(); }
 
   void start();
   void stop();
@@ -66,6 +71,9 @@ class IngestLoop {
   // Connection events of the ingest sockets; any thread.
   std::uint64_t connections_accepted() const { return accepted_.load(std::memory_order_relaxed); }
   std::uint64_t connections_closed() const { return closed_.load(std::memory_order_relaxed); }
+  std::uint64_t rejected(HandshakeRejection reason) const {
+    return rejected_[static_cast<std::size_t>(reason)].load(std::memory_order_relaxed);
+  }
 
  private:
   struct Slot {
@@ -80,6 +88,7 @@ class IngestLoop {
   void apply_loop();
   void on_frame(std::span<const std::uint8_t> frame);
   void log_rejections(std::int64_t now_ns);
+  void log_refused_connections(std::int64_t now_ns);
 
   EngineHost& host_;
   Receiver receiver_;
@@ -91,6 +100,7 @@ class IngestLoop {
   std::atomic<std::int64_t> max_lag_ns_{0};
   std::atomic<std::uint64_t> accepted_{0};
   std::atomic<std::uint64_t> closed_{0};
+  std::array<std::atomic<std::uint64_t>, kHandshakeRejectionCount> rejected_{};
 
   // The queue: slots_[(head_ + i) % kQueueSlots] for i < queued_ are waiting
   // to be applied; the receive thread decodes into the slot after them.
@@ -109,6 +119,10 @@ class IngestLoop {
   std::string last_rejection_;
   std::int64_t last_log_ns_ = 0;
   bool journal_error_logged_ = false;
+  // Rate-limited logging of connections refused in the handshake.
+  std::uint64_t refused_logged_ = 0;
+  std::int64_t last_refused_log_ns_ = 0;
+  std::string last_refused_key_logged_;
 };
 
 // Unix epoch nanoseconds from the system clock: the collector's clock.

@@ -5,9 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "daemon.h"
 #include "daemon_flags.h"
+#include "keygen_command.h"
 #include "stallwatch/version.h"
 
 namespace stallwatch::collector {
@@ -24,6 +26,7 @@ void set_up_logging(const std::string& level) {
 }  // namespace
 
 int stallwatchd_main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "keygen") return keygen_main(argc - 1, argv + 1);
   DaemonFlags flags;
   if (auto err = parse_daemon_flags(argc, argv, flags); !err.empty()) {
     std::fprintf(stderr, "stallwatchd: %s\n", err.c_str());

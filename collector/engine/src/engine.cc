@@ -9,6 +9,7 @@
 #include "catalog/metric_table.h"
 #include "class_cache.h"
 #include "engine/series_metrics.h"
+#include "host_clocks.h"
 #include "job_aggregate.h"
 #include "rank_tracker.h"
 
@@ -54,7 +55,8 @@ struct Engine::Impl {
   Impl(EngineConfig c, NameTable& n)
       : config(validate(c).empty() ? std::move(c) : EngineConfig{}),
         names(n),
-        classes(config.classes, names) {
+        classes(config.classes, names),
+        clocks(config.clock_window_ns, config.clock_warning_ns) {
     special.step_mark = names.intern(config.step_mark);
     special.epoch_start = names.intern(config.epoch_start_mark);
     special.batch_size = names.intern(config.batch_size_counter);
@@ -79,6 +81,7 @@ struct Engine::Impl {
   EngineConfig config;
   NameTable& names;
   detail::ClassCache classes;
+  detail::HostClocks clocks;
   detail::BatchCoverage batch;       // scratch of RankTracker::ingest
   detail::TimelineBlockPool blocks;  // likewise
   detail::SpecialNames special;
@@ -131,6 +134,7 @@ const EngineConfig& Engine::config() const {
 
 void Engine::ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared) {
   if (prepared != nullptr && !prepared->matches(batch.events.size())) prepared = nullptr;
+  impl_->clocks.observe(batch.source.host, batch.sent_at_ns, now_ns);
   detail::RankTracker* r = impl_->find_or_create(batch.source, now_ns);
   if (r == nullptr || !r->ingest(batch, now_ns, prepared)) {
     ++impl_->stats.rejected_sources;
@@ -160,12 +164,18 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   snap->verdict_window_index = m.verdict_index;
   snap->step_histogram_bounds_ns = m.config.step_histogram_bounds_ns;
   std::uint64_t sources = 0;
-  std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes();
+  snap->hosts = m.clocks.tick(now_ns);
+  snap->clock_warning_ns = m.config.clock_warning_ns;
+  std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes() +
+                         m.clocks.approx_bytes();
   for (auto& [key, tracker] : m.ranks) {
     if (snap->jobs.empty() || snap->jobs.back().job != key.first) {
       snap->jobs.emplace_back().job = key.first;
     }
-    snap->jobs.back().ranks.push_back(tracker->snapshot(now_ns, m.verdict_index));
+    RankSnapshot& rank =
+        snap->jobs.back().ranks.emplace_back(tracker->snapshot(now_ns, m.verdict_index));
+    rank.host = tracker->host();
+    rank.clock_offset_ns = m.clocks.offset_ns(rank.host);
     sources += tracker->source_count();
     memory += tracker->approx_bytes() + key.first.capacity() + sizeof(key) + 64;
   }
@@ -174,7 +184,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
     job.state = job_state(job.ranks);
     job.start_ns = std::numeric_limits<std::int64_t>::max();
     for (const auto& r : job.ranks) {
-      job.start_ns = std::min(job.start_ns, r.start_ns);
+      job.start_ns = std::min(job.start_ns, collector_time(r, r.start_ns));
       job.last_seen_ns = std::max(job.last_seen_ns, r.last_seen_ns);
       add(job.counters, r.counters);
     }
@@ -219,9 +229,16 @@ std::optional<Series> Engine::series(std::string_view job, std::string_view metr
   const std::int64_t res = m.config.resolution_ns;
   const std::int64_t max_points = m.config.history_ns / res;
   const std::int64_t points = std::clamp<std::int64_t>(span_ns / res, 1, max_points);
+  // Points on the collector's clock: each rank's own times are these plus its
+  // host's offset, rounded to the grid so they stay cell boundaries.
+  std::vector<std::int64_t> offsets;
   std::int64_t t_end = std::numeric_limits<std::int64_t>::min();
-  for (const auto* r : ranks)
-    t_end = std::max(t_end, r->window_end_ns());
+  for (const auto* r : ranks) {
+    const std::int64_t offset = m.clocks.offset_ns(r->host());
+    const std::int64_t sign = offset < 0 ? -1 : 1;
+    offsets.push_back(sign * ((sign * offset + res / 2) / res) * res);
+    t_end = std::max(t_end, r->window_end_ns() - offsets.back());
+  }
 
   Series s;
   s.job = std::string(job);
@@ -230,9 +247,12 @@ std::optional<Series> Engine::series(std::string_view job, std::string_view metr
   s.step_ns = res;
   for (std::int64_t i = 0; i < points; ++i)
     s.t_ns.push_back(t_end - (points - 1 - i) * res);
-  for (const auto* r : ranks) {
-    s.ranks.push_back(r->rank());
-    r->series(*index, window_ns, s.t_ns, s.values.emplace_back());
+  std::vector<std::int64_t> rank_t_ns(s.t_ns.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t p = 0; p < s.t_ns.size(); ++p)
+      rank_t_ns[p] = s.t_ns[p] + offsets[i];
+    s.ranks.push_back(ranks[i]->rank());
+    ranks[i]->series(*index, window_ns, rank_t_ns, s.values.emplace_back());
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t p = 0; p < s.t_ns.size(); ++p) {

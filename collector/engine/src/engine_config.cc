@@ -91,6 +91,14 @@ std::string validate(const EngineConfig& c) {
     }
   }
   if (c.step_mark.empty()) return "step_mark must not be empty";
+  if (c.clock_window_ns < kNsPerSecond || c.clock_window_ns % kNsPerSecond != 0 ||
+      c.clock_window_ns > 3600 * kNsPerSecond) {
+    return "clock_window_ns must be whole seconds between 1 s and 1 h, got " +
+           std::to_string(c.clock_window_ns);
+  }
+  if (c.clock_warning_ns <= 0) {
+    return "clock_warning_ns must be > 0, got " + std::to_string(c.clock_warning_ns);
+  }
   for (auto [field, value] :
        {std::pair<std::string_view, double>{"verdict.idle_busy_ratio", c.verdict.idle_busy_ratio},
         {"verdict.data_stall_ratio", c.verdict.data_stall_ratio},

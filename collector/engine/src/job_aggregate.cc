@@ -18,11 +18,19 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
                                const VerdictThresholds& thresholds) {
   JobWindow out;
   std::vector<const WindowMetrics*> rows;
+  // Each row's window on the collector's clock, so that ranks on hosts whose
+  // clocks disagree still line up.
+  std::int64_t start_ns = std::numeric_limits<std::int64_t>::max();
+  std::int64_t end_ns = std::numeric_limits<std::int64_t>::min();
   for (const auto& r : ranks) {
     if (window_index >= r.windows.size()) continue;
     const WindowMetrics& w = r.windows[window_index];
     out.window_ns = w.window_ns;
-    if (w.wall_seconds > 0) rows.push_back(&w);
+    if (w.wall_seconds > 0) {
+      rows.push_back(&w);
+      start_ns = std::min(start_ns, collector_time(r, w.start_ns));
+      end_ns = std::max(end_ns, collector_time(r, w.end_ns));
+    }
   }
   out.mean.window_ns = out.max.window_ns = out.window_ns;
   if (rows.empty()) {
@@ -31,13 +39,11 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
     }
     out.mean.wall_seconds = out.max.wall_seconds = 0;
   } else {
-    out.mean.start_ns = out.max.start_ns = rows.front()->start_ns;
-    out.mean.end_ns = out.max.end_ns = rows.front()->end_ns;
+    out.mean.start_ns = out.max.start_ns = start_ns;
+    out.mean.end_ns = out.max.end_ns = end_ns;
     std::uint64_t steps_sum = 0;
     std::uint64_t steps_max = 0;
     for (const WindowMetrics* w : rows) {
-      out.mean.start_ns = out.max.start_ns = std::min(out.mean.start_ns, w->start_ns);
-      out.mean.end_ns = out.max.end_ns = std::max(out.mean.end_ns, w->end_ns);
       steps_sum += w->steps;
       steps_max = std::max(steps_max, w->steps);
     }

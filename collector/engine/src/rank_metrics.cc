@@ -22,6 +22,14 @@ void sub(Sums& a, const Sums& b) {
 
 }  // namespace
 
+const std::string& RankTracker::host() const {
+  static const std::string kNone;
+  for (std::size_t i = 0; i < sources_.size(); ++i) {
+    if (sources_[i].info.role == ProcessRole::kMain) return sources_[i].info.host;
+  }
+  return sources_.size() > 0 ? sources_[0].info.host : kNone;
+}
+
 std::int64_t RankTracker::window_end_ns() const {
   return sources_.finished() ? ceil_grid(sources_.end_ns(), res_)
                              : floor_grid(sources_.watermark_ns(), res_);

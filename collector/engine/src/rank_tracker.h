@@ -80,6 +80,8 @@ class RankTracker {
   std::int64_t last_seen_ns() const { return sources_.last_seen_ns(); }
   std::size_t source_count() const { return sources_.size(); }
   std::uint64_t late_events() const { return sources_.late_events(); }
+  // The host of the rank's main process, else of its first one ("" before any).
+  const std::string& host() const;
   // Where this rank's windows end: the watermark rounded down to the grid,
   // or, once finished, its end rounded up.
   std::int64_t window_end_ns() const;

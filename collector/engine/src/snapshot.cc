@@ -58,4 +58,10 @@ const JobSnapshot* Snapshot::find_job(std::string_view job) const {
   return it != jobs.end() && it->job == job ? &*it : nullptr;
 }
 
+const HostClock* Snapshot::find_host(std::string_view host) const {
+  auto it = std::lower_bound(hosts.begin(), hosts.end(), host,
+                             [](const HostClock& h, std::string_view k) { return h.host < k; });
+  return it != hosts.end() && it->host == host ? &*it : nullptr;
+}
+
 }  // namespace stallwatch::collector

@@ -96,7 +96,39 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   w.key("ingest_lag_seconds").number(s.ingest_lag_seconds);
   w.key("connections_accepted").integer(s.connections_accepted);
   w.key("connections_closed").integer(s.connections_closed);
+  w.key("curve_endpoints").begin_array();
+  for (const std::string& e : s.curve_endpoints)
+    w.string(e);
+  w.end_array();
+  w.key("curve_public_key");
+  if (s.curve_public_key.empty()) {
+    w.null();
+  } else {
+    w.string(s.curve_public_key);
+  }
+  w.key("curve_allow_list");
+  if (s.curve_allow_list) {
+    w.integer(*s.curve_allow_list);
+  } else {
+    w.null();
+  }
+  w.key("rejected_connections").begin_object();
+  for (const auto& [reason, count] : s.rejected_connections)
+    w.escaped_key(reason).integer(count);
   w.end_object();
+  w.end_object();
+  w.key("hosts").begin_array();
+  for (const HostClock& h : snap.hosts) {
+    w.begin_object();
+    w.key("host").string(h.host);
+    w.key("clock_offset_seconds").number(static_cast<double>(h.offset_ns) / 1e9);
+    w.key("clock_warning").boolean(h.warning);
+    w.key("batches").integer(h.samples);
+    w.key("last_batch_ns").integer(h.last_batch_ns);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("clock_warning_seconds").number(static_cast<double>(snap.clock_warning_ns) / 1e9);
   w.key("engine").begin_object();
   w.key("ranks").integer(snap.stats.ranks);
   w.key("sources").integer(snap.stats.sources);

@@ -59,9 +59,21 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
   e.family("stallwatch_ingest_connections_closed_total", "counter",
            "Agent connections closed, including senders cut for a frame over the size limit.");
   e.sample("stallwatch_ingest_connections_closed_total", {}, as_double(s.connections_closed));
+  e.family("stallwatch_ingest_rejected_connections_total", "counter",
+           "Agent connections refused in the CURVE handshake, by reason.");
+  for (const auto& [reason, count] : s.rejected_connections) {
+    e.sample("stallwatch_ingest_rejected_connections_total", label("reason", reason),
+             as_double(count));
+  }
 
   static const Snapshot kEmpty;
   const Snapshot& snap = state.snapshot ? *state.snapshot : kEmpty;
+  e.family("stallwatch_host_clock_offset_seconds", "gauge",
+           "Each agent host's clock minus the collector's, estimated from its batches.");
+  for (const HostClock& h : snap.hosts) {
+    e.sample("stallwatch_host_clock_offset_seconds", label("host", h.host),
+             static_cast<double>(h.offset_ns) / 1e9);
+  }
   e.family("stallwatch_ranks", "gauge", "Ranks the engine tracks.");
   e.sample("stallwatch_ranks", {}, as_double(snap.stats.ranks));
   e.family("stallwatch_sources", "gauge", "Agent processes the engine tracks.");

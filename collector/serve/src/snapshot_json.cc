@@ -182,6 +182,8 @@ void SnapshotJson::write_job_detail(JsonWriter& w, const JobSnapshot& job) const
 void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
   w.begin_object();
   w.key("rank").integer(r.rank);
+  w.key("host").string(r.host);
+  w.key("clock_offset_seconds").number(static_cast<double>(r.clock_offset_ns) / 1e9);
   w.key("state").string(to_string(r.state));
   w.key("verdict").string(to_string(r.verdict));
   w.key("device_source").string(to_string(r.device_source));

@@ -218,6 +218,12 @@ struct DaemonStatus {
   std::uint64_t bytes_received = 0;
   std::uint64_t events_received = 0;
   std::vector<std::pair<std::string, std::uint64_t>> invalid_frames;
+  std::vector<std::string> curve_endpoints;  // those of `endpoints` that take only CURVE
+  // Connections refused in the CURVE handshake, by reason.
+  std::vector<std::pair<std::string, std::uint64_t>> rejected_connections;
+  // Agent hosts whose clock is off by at least the daemon's warning threshold:
+  // host and offset (its clock minus the collector's) in seconds.
+  std::vector<std::pair<std::string, double>> clock_warnings;
   double ingest_lag_seconds = 0;
   std::uint64_t ranks = 0;
   std::uint64_t sources = 0;

@@ -354,6 +354,17 @@ ParseResult<DaemonStatus> parse_status(std::string_view json) {
                                   count.is_number_unsigned() ? count.get<std::uint64_t>() : 0);
   }
   s.ingest_lag_seconds = number(ingest, "ingest_lag_seconds").value_or(0);
+  s.curve_endpoints = strings(ingest, "curve_endpoints");
+  for (const auto& [reason, count] : object_or_empty(ingest, "rejected_connections").items()) {
+    s.rejected_connections.emplace_back(
+        reason, count.is_number_unsigned() ? count.get<std::uint64_t>() : 0);
+  }
+  if (const Json* hosts = field(*doc, "hosts"); hosts != nullptr && hosts->is_array()) {
+    for (const Json& h : *hosts) {
+      if (!h.is_object() || !h.value("clock_warning", false)) continue;
+      s.clock_warnings.emplace_back(text(h, "host"), number(h, "clock_offset_seconds").value_or(0));
+    }
+  }
   const Json& engine = object_or_empty(*doc, "engine");
   s.ranks = uint64(engine, "ranks");
   s.sources = uint64(engine, "sources");

@@ -60,8 +60,11 @@ std::string format_status(const std::string& url, const DaemonStatus& s, const J
   out += row("uptime", format_seconds(s.uptime_seconds) + " · tick " + format_count(s.tick) +
                            " every " + std::to_string(s.tick_ms) + " ms");
   std::vector<std::string> endpoints;
-  for (const std::string& e : s.endpoints)
-    endpoints.push_back(sanitize(e));
+  for (const std::string& e : s.endpoints) {
+    const bool curve =
+        std::find(s.curve_endpoints.begin(), s.curve_endpoints.end(), e) != s.curve_endpoints.end();
+    endpoints.push_back(sanitize(e) + (curve ? " (CURVE)" : ""));
+  }
   out += row("ingest", endpoints.empty() ? std::string("no endpoints") : join(endpoints, ", "));
   out += row("received", plural(s.frames_received, "frame", "frames") + " · " +
                              format_bytes(s.bytes_received) + " · " +
@@ -76,6 +79,25 @@ std::string format_status(const std::string& url, const DaemonStatus& s, const J
   out += row("invalid frames",
              invalid_total == 0 ? std::string("none")
                                 : format_count(invalid_total) + " (" + join(reasons, ", ") + ")");
+  if (!s.curve_endpoints.empty()) {
+    std::uint64_t refused_total = 0;
+    std::vector<std::string> refused;
+    for (const auto& [reason, count] : s.rejected_connections) {
+      refused_total += count;
+      if (count > 0) refused.push_back(sanitize(reason) + " " + format_count(count));
+    }
+    out += row("refused", refused_total == 0
+                              ? std::string("none")
+                              : format_count(refused_total) + " (" + join(refused, ", ") + ")");
+  }
+  if (!s.clock_warnings.empty()) {
+    std::vector<std::string> hosts;
+    for (const auto& [host, offset] : s.clock_warnings) {
+      hosts.push_back(sanitize(host) + " " + format_seconds(offset < 0 ? -offset : offset) +
+                      (offset < 0 ? " behind" : " ahead"));
+    }
+    out += row("clock warning", join(hosts, ", ") + " (job views correct for it)");
+  }
   out += row("engine", plural(s.ranks, "rank", "ranks") + " · " +
                            plural(s.sources, "source", "sources") + " · " +
                            plural(s.evicted_ranks, "evicted rank", "evicted ranks") + " · " +

@@ -262,3 +262,57 @@ TEST(DaemonFlags, ErrorsNameTheFlag) {
 
 }  // namespace
 }  // namespace stallwatch::collector
+
+namespace stallwatch::collector {
+namespace {
+
+TEST(DaemonConfigCurve, PlaintextOnAnAddressOtherHostsReachIsRefusedUnlessSaidInsecure) {
+  DaemonConfig c = default_daemon_config();
+  c.ingest_endpoints = {"tcp://0.0.0.0:5557"};
+  const std::string error = validate(c);
+  EXPECT_NE(error.find("tcp://0.0.0.0:5557"), std::string::npos) << error;
+  EXPECT_NE(error.find("--insecure-plaintext-remote"), std::string::npos) << error;
+  c.insecure_plaintext_remote = true;
+  EXPECT_EQ(validate(c), "");
+  // Loopback and ipc need no flag; CURVE endpoints may be anywhere.
+  c = default_daemon_config();
+  c.ingest_endpoints = {"tcp://127.0.0.3:5557", "ipc:///tmp/x.sock"};
+  c.curve_endpoints = {"tcp://0.0.0.0:5558"};
+  EXPECT_EQ(validate(c), "");
+}
+
+TEST(DaemonConfigCurve, FileAndFlagsSetTheCurveEndpointsAllowListAndStateDir) {
+  DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[ingest]\ncurve_endpoints = [\"tcp://0.0.0.0:5558\"]\n"
+                       "allow_list = \"/etc/stallwatch/agents.keys\"\n"
+                       "[state]\ndir = \"/var/lib/stallwatch\"\n"
+                       "[engine]\nclock_warning = \"250ms\"\n",
+                       "t.toml", c),
+            "");
+  EXPECT_EQ(c.curve_endpoints, std::vector<std::string>{"tcp://0.0.0.0:5558"});
+  EXPECT_EQ(c.allow_list_path, "/etc/stallwatch/agents.keys");
+  EXPECT_EQ(c.state_dir, "/var/lib/stallwatch");
+  EXPECT_EQ(c.engine.clock_warning_ns, 250'000'000);
+  EXPECT_EQ(validate(c), "");
+
+  const char* argv[] = {
+      "stallwatchd", "--curve",  "tcp://127.0.0.2:6000", "--state-dir",
+      "/tmp/s",      "--ingest", "tcp://0.0.0.0:7000",   "--insecure-plaintext-remote"};
+  DaemonFlags flags;
+  ASSERT_EQ(parse_daemon_flags(8, argv, flags), "");
+  ASSERT_EQ(resolve_daemon_config(flags, c), "");
+  EXPECT_EQ(c.curve_endpoints, std::vector<std::string>{"tcp://127.0.0.2:6000"});
+  EXPECT_EQ(c.state_dir, "/tmp/s");
+  EXPECT_TRUE(c.insecure_plaintext_remote);
+}
+
+TEST(DaemonConfigCurve, AnAllowListWithoutCurveEndpointsIsAnError) {
+  DaemonConfig c = default_daemon_config();
+  c.allow_list_path = "/etc/stallwatch/agents.keys";
+  EXPECT_NE(validate(c).find("allow_list"), std::string::npos);
+  c.curve_endpoints = {"ipc:///tmp/x.sock"};
+  EXPECT_NE(validate(c).find("tcp://"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stallwatch::collector

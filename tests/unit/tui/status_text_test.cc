@@ -61,5 +61,26 @@ TEST(StatusTextTest, NoJobsAndNoInvalidFrames) {
   EXPECT_NE(text.find("jobs:           none yet\n"), std::string::npos);
 }
 
+TEST(StatusTextTest, CurveEndpointsRefusalsAndClockWarnings) {
+  DaemonStatus s = daemon_status();
+  s.endpoints.push_back("tcp://0.0.0.0:5558");
+  s.curve_endpoints = {"tcp://0.0.0.0:5558"};
+  s.rejected_connections = {{"plaintext_client", 0}, {"wrong_server_key", 12}, {"not_allowed", 3}};
+  s.clock_warnings = {{"node-7", -90.0}};
+  const std::string text = format_status("http://h:1", s, JobsPage{});
+  EXPECT_NE(text.find("ingest:         tcp://127.0.0.1:5557, ipc:///tmp/sw/ingest.sock, "
+                      "tcp://0.0.0.0:5558 (CURVE)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("refused:        15 (wrong_server_key 12, not_allowed 3)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("clock warning:  node-7 1m 30s behind"), std::string::npos) << text;
+
+  s.rejected_connections = {{"not_allowed", 0}};
+  EXPECT_NE(format_status("http://h:1", s, JobsPage{}).find("refused:        none\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace stallwatch::tui

@@ -47,7 +47,9 @@ struct Timeline {
 };
 
 // History of one metric over one window for a job: one point per resolution
-// step, each the metric over [t - window, t).
+// step, each the metric over [t - window, t). `t_ns` is on the collector's
+// clock: a rank's value at t is read at t plus its host's clock offset
+// (HostClock), rounded to the resolution.
 struct Series {
   std::string job;
   std::string metric;

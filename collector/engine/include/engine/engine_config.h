@@ -58,6 +58,12 @@ struct EngineConfig {
   // COUNTER name giving samples per step.
   std::string batch_size_counter = "batch_size";
 
+  // Clock offsets per host (docs/design.md, "Clocks"): estimated over this
+  // sliding window of batches (whole seconds, at least 1 s), and flagged
+  // (HostClock::warning) at or above clock_warning_ns.
+  std::int64_t clock_window_ns = 60 * kNsPerSecond;
+  std::int64_t clock_warning_ns = kNsPerSecond;
+
   ClassMapping classes = ClassMapping::defaults();
   VerdictThresholds verdict;
 };

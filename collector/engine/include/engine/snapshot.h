@@ -168,6 +168,10 @@ struct FinalizedTotals {
 struct RankSnapshot {
   std::string job;
   std::int32_t rank = 0;
+  // The host of its main process (else of its first one), and that host's
+  // clock offset as the job-level views apply it (HostClock::offset_ns).
+  std::string host;
+  std::int64_t clock_offset_ns = 0;
   RankState state = RankState::kActive;
   DeviceSignal device_source = DeviceSignal::kComputeProxy;
   std::int64_t start_ns = 0;
@@ -184,7 +188,9 @@ struct RankSnapshot {
   FinalizedTotals finalized;
 };
 
-// Mean and max over a job's ranks for one window, plus the straggler.
+// Mean and max over a job's ranks for one window, plus the straggler. The
+// windows' start_ns/end_ns are the span the ranks' windows cover together, on
+// the collector's clock (collector_time()).
 struct JobWindow {
   std::int64_t window_ns = 0;
   WindowMetrics mean;
@@ -194,15 +200,35 @@ struct JobWindow {
   Verdict verdict = Verdict::kIdle;  // verdict of the mean
 };
 
+// A rank's times converted to the collector's clock for views that put ranks
+// side by side: `t_ns` (the rank's host clock) minus its host's offset.
+inline std::int64_t collector_time(const RankSnapshot& rank, std::int64_t t_ns) {
+  return t_ns - rank.clock_offset_ns;
+}
+
 struct JobSnapshot {
   std::string job;
   RankState state = RankState::kActive;  // active if any rank is active
+  // Earliest rank start, on the collector's clock (collector_time()).
   std::int64_t start_ns = 0;
   std::int64_t last_seen_ns = 0;
   Verdict verdict = Verdict::kIdle;  // job verdict of Snapshot::verdict_window_ns
   std::vector<RankSnapshot> ranks;   // sorted by rank
   std::vector<JobWindow> windows;    // Snapshot::windows_ns order; totals last
   Counters counters;
+};
+
+// One host's clock against the collector's, estimated from the batches its
+// agents send (docs/design.md, "Clocks"): offset_ns is the largest
+// sent_at - received over the last EngineConfig::clock_window_ns of batches,
+// so the host's clock minus the collector's, low by at most the smallest
+// one-way delay in that window.
+struct HostClock {
+  std::string host;
+  std::int64_t offset_ns = 0;
+  std::uint64_t samples = 0;       // batches in the window
+  std::int64_t last_batch_ns = 0;  // collector clock
+  bool warning = false;            // |offset_ns| >= EngineConfig::clock_warning_ns
 };
 
 struct EngineStats {
@@ -226,8 +252,11 @@ struct Snapshot {
   std::vector<JobSnapshot> jobs;  // sorted by job id
   Counters counters;              // over all jobs
   EngineStats stats;
+  std::vector<HostClock> hosts;       // sorted by host
+  std::int64_t clock_warning_ns = 0;  // EngineConfig::clock_warning_ns
 
   const JobSnapshot* find_job(std::string_view job) const;
+  const HostClock* find_host(std::string_view host) const;
 };
 
 }  // namespace stallwatch::collector

@@ -31,9 +31,15 @@ struct DaemonStatus {
   double tick_seconds_p99 = 0;
   double tick_cpu_seconds_last = 0;  // CPU time of the tick thread for the last tick
   double tick_cpu_seconds_p99 = 0;
-  std::uint64_t connections_accepted = 0;  // agent connections on the ingest sockets
-  std::uint64_t connections_closed = 0;    // includes senders cut for an oversized frame
-  std::vector<std::string> ingest_endpoints;
+  std::uint64_t connections_accepted = 0;       // agent connections on the ingest sockets
+  std::uint64_t connections_closed = 0;         // includes senders cut for an oversized frame
+  std::vector<std::string> ingest_endpoints;    // every bound endpoint, CURVE ones included
+  std::vector<std::string> curve_endpoints;     // those that take only CURVE clients
+  std::string curve_public_key;                 // Z85; empty without CURVE endpoints
+  std::optional<std::size_t> curve_allow_list;  // agent keys allowed; nullopt: any agent key
+  // Connections refused in the handshake, by reason ("plaintext_client",
+  // "wrong_server_key", "not_allowed", "handshake_failed"), in listing order.
+  std::vector<std::pair<std::string, std::uint64_t>> rejected_connections;
   std::uint64_t frames_received = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t events_received = 0;
