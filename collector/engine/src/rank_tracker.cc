@@ -7,6 +7,8 @@
 namespace stallwatch::collector::detail {
 namespace {
 
+constexpr std::uint64_t kDeviceBins = BatchCoverage::bins_with(class_bit(EventClass::kDeviceBusy));
+
 std::int64_t longest_window(const EngineConfig& config) {
   return config.windows_ns.empty()
              ? 0
@@ -82,6 +84,7 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
     walk_.end_open_regions(*src, src_index, sent_at, bounds);
     sources_.finish(*src, sent_at);
   }
+  if (!src->device_events && batch_.any_in(kDeviceBins)) sources_.saw_device_events(*src);
   // The storage of the blocks the timeline dropped went to the pool; from
   // there to the prepared batch whose block it just adopted.
   timeline_.trim();

@@ -32,7 +32,9 @@ struct SpecialNames {
 };
 
 // Everything the engine keeps for one rank (job, rank), wired together:
-//   - RankSources: its processes, watermarks and lifetime;
+//   - RankSources: its processes, watermarks, lifetime and device signal (a
+//     batch that adds DEVICE_BUSY time marks its source as one with device
+//     events);
 //   - EventWalk: applies each batch's events to the parts below;
 //   - TimelineStore: the raw regions and marks for the timeline view;
 //   - TrainingProgress: steps, the current step and epoch;
