@@ -41,7 +41,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       res_(config.resolution_ns),
       sources_(config.max_sources_per_rank),
       timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
-      progress_(names.step_mark, names.epoch_start, names.batch_size),
+      progress_(names.step_mark, names.epoch_start, names.epoch_body, names.batch_size),
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source),
       windows_(config) {}
@@ -115,7 +115,7 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
     if (e.end_ns < tl.from_ns || e.start_ns > tl.to_ns) return;
     tl.regions.push_back(TimelineRegion{e.start_ns, e.end_ns, false, sources_[e.source].info.pid,
                                         e.tid, e.mask, std::string(names.str(e.cat)),
-                                        std::string(names.str(e.name))});
+                                        std::string(names.str(e.name)), e.loop_end});
   });
   for (const auto& src : sources_.all()) {
     for (const OpenRegion& r : src.open) {
