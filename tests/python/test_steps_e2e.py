@@ -1,6 +1,6 @@
 """Steps counted exactly, end to end through a real stallwatchd.
 
-A rank's ``steps`` in every window must equal the batches it trained: with
+A rank's ``steps`` over the run must equal the batches it trained: with
 the zero-code path (``python -m stallwatch.run`` over scenarios/torch_train.py,
 with and without an optimizer, over several epochs) and with the ``ai`` API
 (scenarios/ai_loop.py: 3 epochs x 2 steps, epochs as ``epoch.iter`` regions
@@ -63,9 +63,6 @@ def test_zero_code_steps_are_the_batches_trained(daemon, epochs, batches, optimi
     assert rank["epoch"] == epochs - 1
     total = rank["windows"]["total"]
     assert total["steps"] == epochs * batches, total
-    # The run is far shorter than every window: each holds all of it.
-    for name, window in rank["windows"].items():
-        assert window["steps"] == epochs * batches, (name, window)
 
 
 @pytest.mark.parametrize("metadata", [False, True], ids=["epoch-regions", "epoch-marks"])
@@ -77,8 +74,8 @@ def test_ai_api_steps_are_the_batches_trained(daemon, tmp_path, metadata):
         args.append("--metadata")
     run(ingest, job, args)
     rank = finished_rank(base, job)
-    for name, window in rank["windows"].items():
-        assert window["steps"] == 6, (name, window)  # 3 epochs x 2 batches
+    total = rank["windows"]["total"]
+    assert total["steps"] == 6, total  # 3 epochs x 2 batches
 
 
 def test_the_timeline_marks_the_waits_that_ended_a_loop(daemon, tmp_path):

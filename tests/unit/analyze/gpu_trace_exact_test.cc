@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -324,6 +325,13 @@ void expect_exact(const nlohmann::json& doc, const Generated& g) {
     EXPECT_EQ(v.at("rank").get<int>(), static_cast<int>(r));
     EXPECT_EQ(v.at("device_source").get<std::string>(), "trace");
     const auto& w = whole_run(v);
+    // The comparison, for the record (seconds).
+    std::printf(
+        "  rank %zu: exact |FETCH \\ DEVICE_BUSY| %.6f | DFAnalyzer fetch_not_device %.6f | "
+        "engine data_stall %.6f (%s) | |FETCH \\ COMPUTE| %.6f\n",
+        r, stall, d.at("fetch_not_device_seconds").get<double>(),
+        w.at("data_stall_seconds").get<double>(), v.at("device_source").get<std::string>().c_str(),
+        seconds(length_outside(e.fetch, e.compute)));
     EXPECT_NEAR(w.at("data_stall_seconds").get<double>(), stall, kTol);
     EXPECT_NEAR(w.at("device_busy_seconds").get<double>(), device, kTol);
     EXPECT_NEAR(w.at("fetch_seconds").get<double>(), seconds(length(e.fetch)), kTol);
@@ -404,15 +412,20 @@ TEST(GpuTraceExact, HtaBreakdownAndTheEngineViewOfKinetoTracesAreExact) {
       const std::int64_t idle = span - length(gpu);
       const std::int64_t compute = length(e.kernels);
       const auto& h = hta.at(r);
+      const auto& w = whole_run(engine.at(r));
+      std::printf(
+          "  kineto rank %zu: exact idle %lld us, compute %lld us | HTA idle %.0f us, compute "
+          "%.0f us | exact |FETCH \\ DEVICE_BUSY| %.6f s | engine data_stall %.6f s\n",
+          r, static_cast<long long>(idle), static_cast<long long>(compute),
+          h.at("idle_time_us").get<double>(), h.at("compute_time_us").get<double>(),
+          seconds(length_outside(e.fetch, gpu)), w.at("data_stall_seconds").get<double>());
       EXPECT_NEAR(h.at("kernel_time_us").get<double>(), static_cast<double>(span), 1e-6);
       EXPECT_NEAR(h.at("idle_time_us").get<double>(), static_cast<double>(idle), 1e-6);
       EXPECT_NEAR(h.at("compute_time_us").get<double>(), static_cast<double>(compute), 1e-6);
       EXPECT_NEAR(h.at("non_compute_time_us").get<double>(),
                   static_cast<double>(span - compute - idle), 1e-6);
 
-      const auto& v = engine.at(r);
-      EXPECT_EQ(v.at("device_source").get<std::string>(), "cupti");
-      const auto& w = whole_run(v);
+      EXPECT_EQ(engine.at(r).at("device_source").get<std::string>(), "cupti");
       EXPECT_NEAR(w.at("data_stall_seconds").get<double>(), seconds(length_outside(e.fetch, gpu)),
                   1e-9);
       EXPECT_NEAR(w.at("device_busy_seconds").get<double>(), seconds(length(gpu)), 1e-9);
