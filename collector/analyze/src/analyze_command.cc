@@ -37,7 +37,16 @@ constexpr const char* kUsage =
     "  --horizon D       how far back an event may start behind later ones before\n"
     "                    a rank is re-read to stay exact (default 60s)\n"
     "  --no-engine       skip stallwatch's own view (the DFAnalyzer/HTA parts only)\n"
-    "  --threads N       read up to N ranks at once (default: one per available CPU)\n";
+    "  --threads N       read up to N ranks at once (default: one per available CPU)\n"
+    "\n"
+    "Ranks: a dftracer file's rank comes from its name (trace-3-of-8.pfw, rank3); a\n"
+    "file without one (a data-loader worker) joins its parent process's rank: the\n"
+    "file whose pid its `start` record's ppid names, or, with no `start` record,\n"
+    "the file that has one for the pid it was written under (a forked worker keeps\n"
+    "its parent's pid). Other files are ranks of their own, in path order.\n"
+    "Device busy: GPU kernels, copies and memsets (DFTracer's CUDA_KERNEL,\n"
+    "CUDA_MEMCPY, CUDA_MEMSET, ..., or the `gpu` category); a rank with none is\n"
+    "judged on compute (device signal compute-proxy).\n";
 
 struct AnalyzeOptions {
   std::vector<std::string> files;

@@ -161,8 +161,10 @@ void write_engine(const Snapshot& snap, std::ostream& out) {
          "window of each size)\n";
   TextTable table({"job/rank", "window", "wall s", "device busy s", "data stall s", "data stall %",
                    "device idle %", "overlap %", "steps", "verdict", "device signal"});
+  bool proxy = false;
   for (const JobSnapshot& job : snap.jobs) {
     for (const RankSnapshot& rank : job.ranks) {
+      proxy |= rank.device_source == DeviceSignal::kComputeProxy;
       // Totals first, then the sliding windows shorter than the run.
       std::vector<const WindowMetrics*> order;
       double total_wall = 0;
@@ -186,6 +188,11 @@ void write_engine(const Snapshot& snap, std::ostream& out) {
     }
   }
   table.print(out);
+  if (proxy) {
+    out << "device signal compute-proxy: the rank's trace has no device-busy events (GPU kernels, "
+           "copies, memsets), so its compute stands in for device busy and the data stall is "
+           "measured against compute\n";
+  }
 }
 
 }  // namespace

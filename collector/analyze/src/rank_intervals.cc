@@ -48,12 +48,14 @@ void RankIntervals::insert(ClassMask classes, std::int64_t start, std::int64_t e
     if (!pending_normalized_[c] || v.empty()) {
       v.push_back({start, end});
     } else if (end >= v.back().end) {
-      // Ends only grow: what the new interval touches is at the back.
-      while (!v.empty() && v.back().end >= start) {
-        start = std::min(start, v.back().start);
+      // Ends only grow: what the new interval touches is at the back. The
+      // merged start is this class's own: the next class starts over.
+      std::int64_t merged_start = start;
+      while (!v.empty() && v.back().end >= merged_start) {
+        merged_start = std::min(merged_start, v.back().start);
         v.pop_back();
       }
-      v.push_back({start, end});
+      v.push_back({merged_start, end});
     } else if (start < v.back().start) {
       pending_normalized_[c] = false;
       v.push_back({start, end});

@@ -45,6 +45,17 @@ class BatchCoverage {
     used_ |= std::uint64_t{1} << mask;
   }
   bool empty() const { return used_ == 0; }
+  // Whether an interval added since the last take() has one of the masks in
+  // `bins` (bit m: mask m; bins_with()).
+  bool any_in(std::uint64_t bins) const { return (used_ & bins) != 0; }
+  // The masks that contain any class of `classes`, as any_in() takes them.
+  static constexpr std::uint64_t bins_with(ClassMask classes) {
+    std::uint64_t bins = 0;
+    for (int m = 1; m < kMaskBins; ++m) {
+      if ((m & classes) != 0) bins |= std::uint64_t{1} << m;
+    }
+    return bins;
+  }
 
   // The union of everything added, as breakpoints (mask from t until the next
   // one; the last has mask 0). Valid until the next add() or take().

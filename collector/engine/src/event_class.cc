@@ -64,7 +64,21 @@ ClassMapping ClassMapping::defaults() {
       {{}, {"*.block", "*.yield"}, false, class_bit(EventClass::kPipeline)},
       {{}, {"fetch.iter", "loop.iter"}, false, fetch},
       {{"dataloader"}, {"fetch"}, true, fetch},
-      {{"gpu"}, {}, false, class_bit(EventClass::kDeviceBusy)},
+      // Host threads waiting for the device (stream, event, context and
+      // device synchronization) are neither device work nor host compute.
+      {{"CUDA_SYNC"}, {}, false, 0},
+      {{"CUDA_RUNTIME_API", "CUDA_DRIVER_API", "HIP_RUNTIME_API"},
+       {"*Synchronize*", "*StreamWaitEvent*"},
+       false,
+       0},
+      // Work on the device: stallwatch's own `gpu` lanes, DFTracer's CUPTI
+      // activity kinds (kernels, copies, memsets, CUDA graph launches) and its
+      // rocprofiler kinds (kernel dispatches, copies).
+      {{"gpu", "CUDA_KERNEL", "CUDA_MEMCPY", "CUDA_MEMCPY_P2P", "CUDA_MEMSET", "CUDA_GRAPH",
+        "KERNEL_DISPATCH", "MEMORY_COPY"},
+       {},
+       false,
+       class_bit(EventClass::kDeviceBusy)},
       {{"compute", "ai_framework"}, {}, false, class_bit(EventClass::kCompute)},
       {{"dataloader", "data", "checkpoint", "reader"}, {}, false, class_bit(EventClass::kAppIo)},
       {{"POSIX", "STDIO"}, {}, false, class_bit(EventClass::kIo)},

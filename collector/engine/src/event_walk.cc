@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/time_math.h"
+#include "stallwatch/protocol.h"
 
 namespace stallwatch::collector::detail {
 namespace {
@@ -129,11 +130,12 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         r.tid = ev.tid;
         r.mask = mask;
         r.main_thread = main;
+        if (!is_late) progress.add_region_begin(ev.name, ts);
         if (OpenRegion* found = src.open.find(key)) {
           const OpenRegion prior = *found;
           src.open.remove(found);
           if (prior.orphan_end) {
-            close_region(r, prior.end_ns, prior.end_on_time, src_index, bounds);
+            close_region(r, prior.end_ns, prior.end_on_time, prior.loop_end, src_index, bounds);
             break;
           }
           ++unpaired;  // a Begin that never saw its End, reused key
@@ -152,7 +154,7 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         if (found != nullptr && !found->orphan_end) {
           const OpenRegion r = *found;
           src.open.remove(found);
-          close_region(r, ts, !is_late, src_index, bounds);
+          close_region(r, ts, !is_late, ev.value == wire::kEndLoopExhausted, src_index, bounds);
         } else if (found != nullptr || src.open.size() >= max_open) {
           ++unpaired;
         } else {
@@ -163,6 +165,7 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
           orphan.tid = ev.tid;
           orphan.orphan_end = true;
           orphan.end_on_time = !is_late;
+          orphan.loop_end = ev.value == wire::kEndLoopExhausted;
           src.open.add(orphan);
         }
         break;
@@ -200,13 +203,14 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
 
 // Closes a region at `end_ns`; only its part from the lower bound on counts
 // (an End before the horizon closes the region at the horizon). The end of a
-// main-thread fetch is a step when the End was on time.
+// main-thread fetch is a step when the End was on time, unless the wait
+// ended its loop (no item came).
 void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time,
-                             std::uint16_t src_index, WalkBounds bounds) {
+                             bool loop_end, std::uint16_t src_index, WalkBounds bounds) {
   add_interval(coverage_, std::max(r.begin_eff_ns, bounds.lower_ns()), end_ns, r.mask);
   closed_.push_back(TimelineEntry{r.begin_ns, std::max(end_ns, r.begin_ns), r.cat, r.name, r.tid,
-                                  src_index, r.mask});
-  if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time) return;
+                                  src_index, r.mask, loop_end});
+  if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time || loop_end) return;
   if (end_ns < bounds.start_ns || end_ns < bounds.horizon_ns) return;
   progress_.add_fetch_end(end_ns);
 }

@@ -87,7 +87,7 @@ class EventWalk {
             std::uint16_t src_index, WalkBounds bounds);
   void apply_prepared(const DecodedBatch& batch, PreparedBatch& prepared, SourceTracker& src,
                       std::uint16_t src_index, WalkBounds bounds);
-  void close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time,
+  void close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time, bool loop_end,
                     std::uint16_t src_index, WalkBounds bounds);
 
   ClassCache& classes_;

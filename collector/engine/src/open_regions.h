@@ -23,8 +23,11 @@ struct OpenRegion {
   std::uint32_t tid = 0;
   ClassMask mask = 0;
   bool main_thread = false;
-  bool orphan_end = false;   // an End still waiting for its Begin
-  bool end_on_time = false;  // orphan End only: it was not late
+  bool orphan_end = false;  // an End still waiting for its Begin
+  // Orphan End only: it was not late; it ended its loop (kEndLoopExhausted).
+  // One byte for both keeps the struct at 56 bytes.
+  bool end_on_time : 1 = false;
+  bool loop_end : 1 = false;
 };
 
 inline std::uint64_t region_key(std::uint32_t tid, std::uint32_t region_id) {

@@ -40,7 +40,10 @@ void RankSources::continue_with(SourceTracker& src, const DecodedBatch& batch) {
   src.info.ppid = in.ppid;
   src.info.agent_version = in.agent_version;
   if (src.info.device_source != in.device_source) {
+    // Device events sent under the old declaration (a CUPTI source that fell
+    // back, say) say nothing about what comes now.
     src.info.device_source = in.device_source;
+    src.device_events = false;
     refresh_device();
   }
 }
@@ -150,14 +153,20 @@ std::size_t RankSources::bytes() const {
 
 void RankSources::refresh_device() {
   bool cuda_events = false;
+  bool own_events = false;
   for (const auto& s : sources_) {
     if (s.info.device_source == DeviceSource::kCupti) {
       device_ = DeviceSignal::kCupti;
       return;
     }
     cuda_events |= s.info.device_source == DeviceSource::kCudaEvents;
+    own_events |= s.device_events;
   }
-  device_ = cuda_events ? DeviceSignal::kCudaEvents : DeviceSignal::kComputeProxy;
+  if (cuda_events) {
+    device_ = DeviceSignal::kCudaEvents;
+  } else {
+    device_ = own_events ? DeviceSignal::kTrace : DeviceSignal::kComputeProxy;
+  }
 }
 
 }  // namespace stallwatch::collector::detail

@@ -24,6 +24,8 @@ struct SourceTracker {
   std::int64_t final_at_ns = 0;         // sent_at_ns of its final batch
   std::uint64_t next_seq = 0;
   bool finished = false;
+  // It sent DEVICE_BUSY time since its declared device source last changed.
+  bool device_events = false;
   OpenRegions open;
 };
 
@@ -32,8 +34,8 @@ struct SourceTracker {
 // the rank's start (its earliest source, never moved before the finalized
 // horizon), its watermark (the latest of its sources'), its end and finished
 // state (every source sent its final batch), when it was last seen, and the
-// device signal its sources report (CUPTI over CUDA events over the compute
-// proxy).
+// rank's device signal: what its sources declare (CUPTI over CUDA events),
+// else its own device-busy events (`trace`), else the compute proxy.
 //
 // Holds each source's open regions but does not pair Begin and End events
 // (EventWalk does) nor lay them over the time line (OpenOverlay does); of
@@ -77,6 +79,13 @@ class RankSources {
   void advance_watermark(SourceTracker& src, std::int64_t sent_at_ns) {
     src.watermark_ns = std::max(src.watermark_ns, sent_at_ns);
     watermark_ns_ = std::max(watermark_ns_, src.watermark_ns);
+  }
+  // The source's batch added DEVICE_BUSY time: with no declared device
+  // source, the rank is judged on its own device events from now on.
+  void saw_device_events(SourceTracker& src) {
+    if (src.device_events) return;
+    src.device_events = true;
+    refresh_device();
   }
   // Its final batch, sent at `at_ns`: the source is finished (its open
   // regions must have been ended and cleared by then).

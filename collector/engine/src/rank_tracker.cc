@@ -7,6 +7,8 @@
 namespace stallwatch::collector::detail {
 namespace {
 
+constexpr std::uint64_t kDeviceBins = BatchCoverage::bins_with(class_bit(EventClass::kDeviceBusy));
+
 std::int64_t longest_window(const EngineConfig& config) {
   return config.windows_ns.empty()
              ? 0
@@ -39,7 +41,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       res_(config.resolution_ns),
       sources_(config.max_sources_per_rank),
       timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
-      progress_(names.step_mark, names.epoch_start, names.batch_size),
+      progress_(names.step_mark, names.epoch_start, names.epoch_body, names.batch_size),
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source),
       windows_(config) {}
@@ -82,6 +84,7 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
     walk_.end_open_regions(*src, src_index, sent_at, bounds);
     sources_.finish(*src, sent_at);
   }
+  if (!src->device_events && batch_.any_in(kDeviceBins)) sources_.saw_device_events(*src);
   // The storage of the blocks the timeline dropped went to the pool; from
   // there to the prepared batch whose block it just adopted.
   timeline_.trim();
@@ -113,7 +116,7 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
     if (e.end_ns < tl.from_ns || e.start_ns > tl.to_ns) return;
     tl.regions.push_back(TimelineRegion{e.start_ns, e.end_ns, false, sources_[e.source].info.pid,
                                         e.tid, e.mask, std::string(names.str(e.cat)),
-                                        std::string(names.str(e.name))});
+                                        std::string(names.str(e.name)), e.loop_end});
   });
   for (const auto& src : sources_.all()) {
     for (const OpenRegion& r : src.open) {

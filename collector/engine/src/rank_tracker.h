@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "batch_coverage.h"
@@ -24,16 +25,24 @@
 
 namespace stallwatch::collector::detail {
 
+// The region a pydftracer-style `ai.pipeline.epoch.iter(...)` loop opens
+// around each epoch's body: its Begin starts an epoch as an epoch-start mark
+// does (for step counting; it carries no epoch number).
+inline constexpr std::string_view kEpochBodyRegion = "epoch.block";
+
 // Name ids the engine gives a meaning to (interned once at construction).
 struct SpecialNames {
   NameId step_mark = NameTable::kEmpty;
   NameId epoch_start = NameTable::kEmpty;
+  NameId epoch_body = NameTable::kEmpty;
   NameId batch_size = NameTable::kEmpty;
   std::array<NameId, kGpuCounterCount> gpu_counters{};  // by GpuCounter
 };
 
 // Everything the engine keeps for one rank (job, rank), wired together:
-//   - RankSources: its processes, watermarks and lifetime;
+//   - RankSources: its processes, watermarks, lifetime and device signal (a
+//     batch that adds DEVICE_BUSY time marks its source as one with device
+//     events);
 //   - EventWalk: applies each batch's events to the parts below;
 //   - TimelineStore: the raw regions and marks for the timeline view;
 //   - TrainingProgress: steps, the current step and epoch;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -10,11 +11,14 @@ namespace stallwatch::collector::detail {
 
 // The steps of one rank that are not finalized yet, and what is needed to
 // price them: a step is a step MARK, or — for a rank that never sends one —
-// the end of a FETCH region on a main thread. Fallback steps count only
-// before the rank's first step mark (by time), so the result does not depend
-// on arrival order. A step's duration is the time since the previous step of
-// the rank; its samples are the batch size in force (latest COUNTER by time,
-// at or before the step).
+// the end of a FETCH region on a main thread (not the wait that ended its
+// loop: no batch came). Fallback steps count only before the rank's first
+// step or epoch-start mark (by time), so the result does not depend on
+// arrival order, and a rank that marks its loop is counted by its step marks
+// alone: the fetch that brought its first batch precedes the first step
+// mark, but it starts that step rather than being one. A step's duration is
+// the time since the previous step of the rank; its samples are the batch
+// size in force (latest COUNTER by time, at or before the step).
 //
 // Single-threaded, owned by one TrainingProgress; WindowFinalizer hands
 // finalized steps on to the windows and forgets them here.
@@ -28,6 +32,9 @@ class StepTracker {
   };
 
   void add_mark(std::int64_t ts);
+  // An epoch-start mark: the rank marks its loop; fetch ends from `ts` on
+  // are not steps.
+  void add_epoch_start(std::int64_t ts) { first_mark_ts_ = std::min(first_mark_ts_, ts); }
   void add_fetch_end(std::int64_t ts);
   void add_batch_size(std::int64_t ts, double value);
   bool has_batch_size() const { return has_batch_size_; }
@@ -66,6 +73,7 @@ class StepTracker {
   double final_batch_size_ = 0;  // latest counter already forgotten
   bool has_last_step_ = false;
   std::int64_t last_step_ts_ = 0;  // latest finalized step
+  // The first step or epoch-start mark: fetch ends before it are steps.
   std::int64_t first_mark_ts_ = std::numeric_limits<std::int64_t>::max();
 };
 

@@ -42,7 +42,8 @@ TimelineEntry TimelineBlock::entry(std::size_t i, std::uint16_t source) const {
   e.name = static_cast<NameId>((p.ids >> 20) & (kNameLimit - 1));
   e.tid = p.tid;
   e.source = static_cast<std::uint16_t>(p.ids >> 40) | source;
-  e.mask = static_cast<ClassMask>(p.ids >> 56);
+  e.mask = static_cast<ClassMask>((p.ids >> 56) & 0x7f);
+  e.loop_end = (p.ids & kLoopEndBit) != 0;
   return e;
 }
 

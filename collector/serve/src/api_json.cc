@@ -217,6 +217,7 @@ std::string timeline_json(const Timeline& t, const RankSnapshot* rank) {
     w.end_array();
     w.key("cat").string(r.cat);
     w.key("name").string(r.name);
+    w.key("loop_end").boolean(r.loop_end);
     w.end_object();
   }
   w.end_array();

@@ -48,11 +48,17 @@ std::string plan_traces(const std::vector<std::string>& paths, TracePlan& plan) 
     plan.sources[i].info.path = paths[i];
     plan.first_ts_ns = std::min(plan.first_ts_ns, plan.sources[i].first_ts_ns);
   }
-  // Resolve each file to the file of its rank's training process.
+  // Resolve each file to the file of its rank's training process. A process
+  // is known by the file that has its `start` record, else by its first file.
   std::map<std::int64_t, std::size_t> file_of_pid;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    const auto& info = plan.sources[i].info;
-    if (info.format == TraceFormat::kDftracer && info.pid >= 0) file_of_pid.emplace(info.pid, i);
+  for (int with_start = 1; with_start >= 0; --with_start) {
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const auto& info = plan.sources[i].info;
+      if (info.format == TraceFormat::kDftracer && info.pid >= 0 &&
+          (info.ppid >= 0) == (with_start == 1)) {
+        file_of_pid.emplace(info.pid, i);
+      }
+    }
   }
   std::vector<std::size_t> root(paths.size());
   for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -60,8 +66,11 @@ std::string plan_traces(const std::vector<std::string>& paths, TracePlan& plan) 
     for (std::size_t hops = 0; hops < paths.size(); ++hops) {
       const auto& info = plan.sources[at].info;
       if (info.format != TraceFormat::kDftracer || info.rank >= 0) break;
-      auto parent = file_of_pid.find(info.ppid);
-      if (info.ppid < 0 || parent == file_of_pid.end() || parent->second == at) break;
+      // Without a `start` record (no parent pid), a file written under
+      // another file's pid is that process's forked child.
+      const std::int64_t parent_pid = info.ppid >= 0 ? info.ppid : info.pid;
+      auto parent = file_of_pid.find(parent_pid);
+      if (parent_pid < 0 || parent == file_of_pid.end() || parent->second == at) break;
       at = parent->second;
     }
     root[i] = at;

@@ -11,7 +11,7 @@ test('the vocabulary module has a label, tone and meaning for every API word', {
   const v = await import(pathToFileURL(file).href);
   assert.deepEqual(Object.keys(v.kVerdicts), ['data-starved', 'io-bound', 'host-bound', 'well-overlapped', 'idle']);
   assert.deepEqual(Object.keys(v.kRankStates), ['active', 'silent', 'finished']);
-  assert.deepEqual(Object.keys(v.kDeviceSources).sort(), ['compute-proxy', 'cuda-events', 'cupti', 'nvml']);
+  assert.deepEqual(Object.keys(v.kDeviceSources).sort(), ['compute-proxy', 'cuda-events', 'cupti', 'nvml', 'trace']);
   for (const table of [v.kVerdicts, v.kRankStates, v.kDeviceSources]) {
     for (const [name, term] of Object.entries(table)) {
       assert.ok(['ok', 'warn', 'bad', 'dim'].includes(term.tone), name);

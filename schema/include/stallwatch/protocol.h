@@ -27,6 +27,11 @@ inline constexpr std::size_t kMaxEventsPerBatch = 65536;
 inline constexpr std::size_t kMaxStringsPerBatch = 65535;  // Event.cat/name are uint16
 inline constexpr std::size_t kMaxStringBytes = 1024;
 
+// The value on a region's END that marks the wait which ended its loop (the
+// iterator ran out): the time is real waiting, but it is no fetch of an item
+// (pydftracer records no event for it). The agent's SW_END_LOOP_EXHAUSTED.
+inline constexpr std::int64_t kEndLoopExhausted = 1;
+
 // Default endpoints.
 inline constexpr const char* kDefaultTcpEndpoint = "tcp://127.0.0.1:5557";
 

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "stallwatch/protocol.h"
+
 namespace stallwatch::collector::testing {
 namespace {
 
@@ -65,6 +67,7 @@ void Oracle::ingest(const DecodedBatch& b) {
   }
   Source& src = *it;
   if (src.finished && !b.final) src.finished = false;
+  const std::size_t closed_before = closed_.size();
   const ClassMapping& mapping = config_.classes;
   const std::int64_t h = horizon_;
   const std::int64_t lower = h == kNone ? start_ : std::max(h, start_);
@@ -106,12 +109,20 @@ void Oracle::ingest(const DecodedBatch& b) {
         auto found = src.open.find(key);
         if (found != src.open.end() && !found->second.orphan) {
           close(std::max(found->second.begin_eff, lower), ts, found->second.mask);
-          fetch_step(found->second.main, found->second.mask, ts, !late);
+          // The wait that ended a loop brought no batch: no step.
+          fetch_step(found->second.main, found->second.mask, ts,
+                     !late && ev.value != wire::kEndLoopExhausted);
           src.open.erase(found);
         } else if (found != src.open.end()) {
           ++unpaired_;
         } else {
-          src.open[key] = Open{0, 0, false, true, ts, std::max(ts, lower), !late};
+          src.open[key] = Open{0,
+                               0,
+                               false,
+                               true,
+                               ts,
+                               std::max(ts, lower),
+                               !late && ev.value != wire::kEndLoopExhausted};
         }
         break;
       }
@@ -120,6 +131,8 @@ void Oracle::ingest(const DecodedBatch& b) {
           ++late_;
         } else if (name == config_.step_mark && ts >= start_) {
           steps_.emplace_back(ts, false);
+          first_mark_ = std::min(first_mark_, ts);
+        } else if (name == config_.epoch_start_mark) {
           first_mark_ = std::min(first_mark_, ts);
         }
         break;
@@ -143,6 +156,8 @@ void Oracle::ingest(const DecodedBatch& b) {
     src.finished = true;
     src.final_at = b.sent_at_ns;
   }
+  for (std::size_t i = closed_before; i < closed_.size(); ++i)
+    src.device_events |= (closed_[i].mask & kD) != 0;
 
   const std::int64_t next = floor_to(wm_ - config_.lateness_ns, config_.resolution_ns);
   if (horizon_ != kNone && next <= horizon_) return;
@@ -309,7 +324,10 @@ std::vector<WindowMetrics> Oracle::windows() const {
 
 bool Oracle::real_device() const {
   for (const auto& s : sources_) {
-    if (s.device == DeviceSource::kCupti || s.device == DeviceSource::kCudaEvents) return true;
+    if (s.device == DeviceSource::kCupti || s.device == DeviceSource::kCudaEvents ||
+        s.device_events) {
+      return true;
+    }
   }
   return false;
 }

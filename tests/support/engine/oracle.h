@@ -48,6 +48,7 @@ class Oracle {
     std::int32_t pid = 0;
     ProcessRole role = ProcessRole::kMain;
     DeviceSource device = DeviceSource::kNone;
+    bool device_events = false;  // it added DEVICE_BUSY time (the `trace` signal)
     std::int64_t wm = kNone;
     bool finished = false;
     std::int64_t final_at = 0;

@@ -40,8 +40,11 @@ BatchBuilder& BatchBuilder::begin(std::string_view cat, std::string_view name, s
   return *this;
 }
 
-BatchBuilder& BatchBuilder::end(std::int64_t ts, std::uint32_t region_id, std::uint32_t tid) {
-  add(EventKind::kEnd, "", "", ts, tid).region_id = region_id;
+BatchBuilder& BatchBuilder::end(std::int64_t ts, std::uint32_t region_id, std::uint32_t tid,
+                                std::int64_t value) {
+  Event& e = add(EventKind::kEnd, "", "", ts, tid);
+  e.region_id = region_id;
+  e.value = value;
   return *this;
 }
 

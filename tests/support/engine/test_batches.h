@@ -37,7 +37,9 @@ class BatchBuilder {
                          std::int64_t dur, std::uint32_t tid = 0);
   BatchBuilder& begin(std::string_view cat, std::string_view name, std::int64_t ts,
                       std::uint32_t region_id, std::uint32_t tid = 0);
-  BatchBuilder& end(std::int64_t ts, std::uint32_t region_id, std::uint32_t tid = 0);
+  // `value`: the END's payload (wire::kEndLoopExhausted for a loop-ending wait).
+  BatchBuilder& end(std::int64_t ts, std::uint32_t region_id, std::uint32_t tid = 0,
+                    std::int64_t value = 0);
   BatchBuilder& mark(std::string_view name, std::int64_t ts, std::int64_t value,
                      std::uint32_t tid = 0);
   BatchBuilder& counter(std::string_view name, std::int64_t ts, std::int64_t value,

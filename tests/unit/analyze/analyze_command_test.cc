@@ -46,7 +46,10 @@ TEST(AnalyzeCommand, UsageErrorsExitWithTwo) {
   EXPECT_NE(unknown.err.find("unknown option --frobnicate"), std::string::npos);
   EXPECT_EQ(analyze({"x.pfw", "--granularity", "soon"}).code, 2);
   EXPECT_EQ(analyze({"x.pfw", "--mapping", "slurm"}).code, 2);
-  EXPECT_EQ(analyze({"--help"}).code, 0);
+  const CommandRun help = analyze({"--help"});
+  EXPECT_EQ(help.code, 0);
+  // The rule that puts data-loader worker files in their parent's rank.
+  EXPECT_NE(help.out.find("joins its parent process's rank"), std::string::npos) << help.out;
 }
 
 TEST(AnalyzeCommand, AnUnreadableFileExitsWithOne) {

@@ -61,6 +61,22 @@ TEST(RankIntervals, MeasuresDifferencesExactly) {
   EXPECT_EQ(t.app_io, 0);
 }
 
+// A fetch wait is FETCH and APP_IO; the worker's read before it is APP_IO
+// only. Merging the wait into the APP_IO union must not stretch its FETCH.
+TEST(RankIntervals, EachClassMergesOnItsOwn) {
+  const ClassMask app_io = class_bit(EventClass::kAppIo);
+  const ClassMask fetch = class_bit(EventClass::kFetch) | app_io;
+  RankIntervals r(1'000'000);
+  EXPECT_TRUE(r.add(app_io, 0, 100));
+  EXPECT_TRUE(r.add(fetch, 50, 150));
+  EXPECT_TRUE(r.add(class_bit(EventClass::kDeviceBusy), 120, 130));
+  r.advance(150);
+  const IntervalTotals t = r.finish();
+  EXPECT_EQ(t.app_io, 150);
+  EXPECT_EQ(t.fetch, 100);
+  EXPECT_EQ(t.fetch_not_device, 90);
+}
+
 TEST(RankIntervals, RefusesIntervalsThatReachIntoSealedTime) {
   RankIntervals r(10);
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(RankIntervals::kSealEvery); ++i) {

@@ -79,13 +79,40 @@ TEST(EngineRegions, CudaEventsAreADeviceSignalNvmlIsNot) {
     Harness h(small_config());
     auto main = h.source(100);
     main.source().device_source = source;
-    main.complete("gpu", "kernel", kT0, ms(2), 7).complete("compute", "forward", kT0, ms(6));
+    if (source == DeviceSource::kCudaEvents) main.complete("gpu", "kernel", kT0, ms(2), 7);
+    main.complete("compute", "forward", kT0, ms(6));
     h.send(main.take(kT0 + ms(10)));
     const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(10)), "job", 0);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->device_source, want);
     EXPECT_DOUBLE_EQ(window(*r, ms(10)).device_busy_seconds,
                      want == DeviceSignal::kComputeProxy ? 0.006 : 0.002);
+  }
+}
+
+// A rank whose processes declare no device source (a replayed trace, NVML
+// only) but send device-busy regions is judged on them, from its first one.
+TEST(EngineRegions, DeviceEventsWithoutADeclaredSourceAreTheTraceSignal) {
+  for (auto source : {DeviceSource::kNone, DeviceSource::kNvml}) {
+    Harness h(small_config());
+    auto main = h.source(100);
+    main.source().device_source = source;
+    main.complete("loader", "fetch.iter", kT0, ms(6))
+        .complete("compute", "forward", kT0 + ms(6), ms(4));
+    h.send(main.take(kT0 + ms(10)));
+    const RankSnapshot* before = find_rank(*h.tick(kT0 + ms(10)), "job", 0);
+    ASSERT_NE(before, nullptr);
+    EXPECT_EQ(before->device_source, DeviceSignal::kComputeProxy);
+    main.complete("loader", "fetch.iter", kT0 + ms(10), ms(6))
+        .complete("gpu", "kernel", kT0 + ms(12), ms(3), 7)
+        .complete("compute", "forward", kT0 + ms(16), ms(4));
+    h.send(main.take(kT0 + ms(20)));
+    const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(20)), "job", 0);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->device_source, DeviceSignal::kTrace);
+    const WindowMetrics& w = window(*r, ms(10));
+    EXPECT_DOUBLE_EQ(w.device_busy_seconds, 0.003);
+    EXPECT_DOUBLE_EQ(w.data_stall_seconds, 0.003);  // |FETCH \ DEVICE_BUSY|, not compute
   }
 }
 

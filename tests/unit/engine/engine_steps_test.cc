@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "stallwatch/protocol.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
@@ -45,6 +46,65 @@ TEST(EngineSteps, FetchEndsOnTheMainThreadCountUntilTheFirstStepMark) {
   const WindowMetrics& total = window(*r, 0);
   EXPECT_EQ(total.steps, 5u);  // 5, 10, 15 (fetch ends), then marks 18, 24
   EXPECT_NEAR(total.step_seconds_p50, 0.005, 1e-12);
+}
+
+// The zero-code loop: an epoch-start mark, then per batch a fetch wait and a
+// step mark after it (from optimizer.step()); the iterator's last wait ends
+// the epoch and is marked as the loop's end. Steps are the batches trained,
+// over several epochs and in every window.
+TEST(EngineSteps, AMarkedLoopCountsOneStepPerBatchTrained) {
+  constexpr int kEpochs = 3, kBatches = 10;
+  Harness h(small_config());
+  auto main = h.source(100);
+  std::int64_t at = kT0 + ms(1);
+  std::uint32_t region = 1;
+  std::int64_t step = 0;
+  for (int e = 0; e < kEpochs; ++e) {
+    main.mark("epoch.start", at, e);
+    for (int b = 0; b <= kBatches; ++b) {
+      main.begin("dataloader", "fetch.iter", at, region);
+      at += ms(1);
+      if (b == kBatches) {
+        main.end(at, region++, 0, wire::kEndLoopExhausted);
+        break;
+      }
+      main.end(at, region++);
+      at += ms(2);
+      main.mark("step", at, ++step);
+      at += ms(1);
+    }
+    main.mark("epoch.end", at, e);
+    h.send(main.take(at));
+  }
+  const RankSnapshot* r = find_rank(*h.tick(at + ms(1)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->step, kEpochs * kBatches);
+  EXPECT_EQ(window(*r, 0).steps, static_cast<std::uint64_t>(kEpochs * kBatches));
+  // The last epoch's step marks are at 86, 90, ..., 122 ms; windows end at 124 ms.
+  EXPECT_EQ(window(*r, ms(30)).steps, 8u);
+  EXPECT_EQ(window(*r, ms(10)).steps, 3u);
+}
+
+// A rank without marks: each fetch that brought a batch is a step, the wait
+// that ended each epoch's loop is not.
+TEST(EngineSteps, FetchEndsCountOneStepPerBatchWithoutTheLoopEndingWait) {
+  constexpr int kEpochs = 2, kBatches = 7;
+  Harness h(small_config());
+  auto main = h.source(100);
+  std::int64_t at = kT0 + ms(1);
+  std::uint32_t region = 1;
+  for (int e = 0; e < kEpochs; ++e) {
+    for (int b = 0; b <= kBatches; ++b) {
+      main.begin("dataloader", "fetch.iter", at, region);
+      at += ms(1);
+      main.end(at, region++, 0, b == kBatches ? wire::kEndLoopExhausted : 0);
+      at += ms(3);
+    }
+    h.send(main.take(at));
+  }
+  const RankSnapshot* r = find_rank(*h.tick(at + ms(1)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(window(*r, 0).steps, static_cast<std::uint64_t>(kEpochs * kBatches));
 }
 
 TEST(EngineSteps, SamplesUseTheBatchSizeInForceAtEachStep) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "stallwatch/protocol.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
@@ -42,6 +43,25 @@ TEST(EngineTimeline, RegionsOpenRegionsAndMarksWithNames) {
   EXPECT_EQ(tl->marks[0].name, "epoch.start");
   EXPECT_EQ(tl->marks[0].value, 3);
   EXPECT_EQ(tl->marks[0].pid, 100);
+}
+
+// The wait that ended a loop keeps its END's mark through the timeline
+// store (packed beside the class mask) to the view.
+TEST(EngineTimeline, TheWaitThatEndedALoopIsMarked) {
+  Harness h(small_config());
+  auto main = h.source(100);
+  main.begin("dataloader", "fetch.iter", kT0 + ms(1), 1)
+      .end(kT0 + ms(2), 1)
+      .begin("dataloader", "fetch.iter", kT0 + ms(4), 2)
+      .end(kT0 + ms(6), 2, 0, wire::kEndLoopExhausted);
+  h.send(main.take(kT0 + ms(9)));
+  auto tl = h.engine.timeline("job", 0, 10);
+  ASSERT_TRUE(tl.has_value());
+  ASSERT_EQ(tl->regions.size(), 2u);
+  EXPECT_FALSE(tl->regions[0].loop_end);
+  EXPECT_TRUE(tl->regions[1].loop_end);
+  EXPECT_EQ(tl->regions[1].classes, class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo));
+  EXPECT_EQ(tl->regions[1].end_ns, kT0 + ms(6));
 }
 
 TEST(EngineTimeline, KeepsAtMostTheConfiguredRegionsAndSaysSo) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "stallwatch/device_lane.h"
+#include "stallwatch/protocol.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::detail {
@@ -23,7 +24,8 @@ using Bps = std::vector<std::pair<std::int64_t, ClassMask>>;
 struct Rig {
   explicit Rig(NameTable& n, std::size_t max_open = 16)
       : names(n),
-        progress(n.intern("step"), n.intern("epoch.start"), n.intern("batch_size")),
+        progress(n.intern("step"), n.intern("epoch.start"), n.intern("epoch.block"),
+                 n.intern("batch_size")),
         gpu(gpu_names(n), 10, 100),
         walk(classes, coverage, timeline, progress, gpu, max_open) {}
 
@@ -201,6 +203,28 @@ TEST(EventWalk, MainThreadFetchEndsOnTimeAreSteps) {
   rig.apply(b.take(200), WalkBounds{60, 0});
   EXPECT_EQ(rig.steps(), (std::vector<std::int64_t>{110, 145}));
   EXPECT_EQ(rig.take(), (Bps{{100, kFetchBits}, {110, 0}, {120, kFetchBits}, {145, 0}}));
+}
+
+// The wait that ended a loop (END marked kEndLoopExhausted) is measured as
+// fetch time and reaches the timeline marked, but brought no batch: no step.
+TEST(EventWalk, ALoopEndingWaitIsFetchTimeButNoStep) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.begin("loader", "fetch.iter", 100, 1)
+      .end(110, 1)
+      .begin("loader", "fetch.iter", 130, 2)
+      .end(145, 2, 0, wire::kEndLoopExhausted)
+      .end(170, 3, 0, wire::kEndLoopExhausted)  // before its Begin
+      .begin("loader", "fetch.iter", 160, 3);
+  rig.apply(b.take(200));
+  EXPECT_EQ(rig.steps(), (std::vector<std::int64_t>{110}));
+  EXPECT_EQ(
+      rig.take(),
+      (Bps{{100, kFetchBits}, {110, 0}, {130, kFetchBits}, {145, 0}, {160, kFetchBits}, {170, 0}}));
+  std::vector<bool> loop_end;
+  rig.timeline.for_each_region([&](const TimelineEntry& e) { loop_end.push_back(e.loop_end); });
+  EXPECT_EQ(loop_end, (std::vector<bool>{false, true, true}));
 }
 
 // The same batch walked plainly and with a PreparedBatch (regions ready or

@@ -78,6 +78,7 @@ TEST(MetricFields, VerdictStateAndSourceNamesAreTheApis) {
   EXPECT_EQ(to_string(DeviceSignal::kCupti), "cupti");
   EXPECT_EQ(to_string(DeviceSignal::kCudaEvents), "cuda-events");
   EXPECT_EQ(to_string(DeviceSignal::kNvml), "nvml");
+  EXPECT_EQ(to_string(DeviceSignal::kTrace), "trace");
 }
 
 }  // namespace

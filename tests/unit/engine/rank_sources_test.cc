@@ -177,6 +177,26 @@ TEST(RankSources, DeviceSignalPrefersCuptiThenCudaEvents) {
   EXPECT_EQ(s.device(), DeviceSignal::kComputeProxy);
 }
 
+TEST(RankSources, OwnDeviceEventsAreTheSignalWhenNoneIsDeclared) {
+  RankSources s(4);
+  SourceTracker& a = add(s, batch("a", 1, 0));
+  s.saw_device_events(a);
+  EXPECT_EQ(s.device(), DeviceSignal::kTrace);
+  // A declared CUDA-event or CUPTI source is preferred to the events.
+  DecodedBatch b = batch("a", 2, 0);
+  b.source.device_source = DeviceSource::kCudaEvents;
+  add(s, b);
+  EXPECT_EQ(s.device(), DeviceSignal::kCudaEvents);
+  // A source that changes its declaration starts over: its earlier device
+  // events said nothing about what it sends now.
+  DecodedBatch c = batch("a", 1, 1);
+  c.source.device_source = DeviceSource::kNvml;
+  s.continue_with(source(s, "a", 1), c);
+  b.source.device_source = DeviceSource::kNone;
+  s.continue_with(source(s, "a", 2), b);
+  EXPECT_EQ(s.device(), DeviceSignal::kComputeProxy);
+}
+
 TEST(RankSources, OrphanEndsBeforeTheHorizonExpireAsUnpaired) {
   RankSources s(4);
   SourceTracker& src = add(s, batch("a", 1, 0));

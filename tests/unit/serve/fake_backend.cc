@@ -236,7 +236,7 @@ std::optional<Timeline> FakeBackend::timeline(std::string_view job, std::int32_t
   t.regions.push_back(TimelineRegion{
       kNow - 2 * kS, kNow - kS, false, 4242, 4242,
       static_cast<ClassMask>(class_bit(EventClass::kFetch) | class_bit(EventClass::kAppIo)),
-      "dataloader", "fetch.iter"});
+      "dataloader", "fetch.iter", true});
   t.regions.push_back(TimelineRegion{kNow - kS, kNow, true, 5000, 5001, 0, "misc", "open-thing"});
   t.regions.push_back(TimelineRegion{kNow - kS / 2, kNow - kS / 4, false, 4242,
                                      wire::device_lane(0, 7), class_bit(EventClass::kDeviceBusy),

@@ -162,6 +162,8 @@ TEST_F(RouterTest, Timeline) {
   EXPECT_EQ(t["regions"][0]["classes"], json({"fetch", "app_io"}));
   EXPECT_EQ(t["regions"][1]["class"], "other");
   EXPECT_EQ(t["regions"][1]["open"], true);
+  EXPECT_EQ(t["regions"][0]["loop_end"], true);
+  EXPECT_EQ(t["regions"][1]["loop_end"], false);
   EXPECT_EQ(t["marks"][0]["name"], "epoch.start");
   ASSERT_EQ(t["threads"].size(), 4u);
   EXPECT_EQ(t["threads"][0]["role"], "main");

@@ -54,6 +54,22 @@ TEST(TracePlan, WorkerFilesJoinTheirParentsRank) {
   EXPECT_EQ(pids[3], 101);
 }
 
+// A forked worker without a `start` record writes under its parent's pid
+// (its own pid as tid): it joins the rank of the file that started that pid,
+// whatever the order of the files.
+TEST(TracePlan, AForkedWorkerWithoutAStartRecordJoinsTheFileOfItsPid) {
+  TempDir dir;
+  const std::string worker = dir.write("a-worker.pfw", read(100, 300, 10) + read(100, 320, 10));
+  const std::string parent = dir.write("b-main.pfw", start(100, 1) + read(100, 200, 50));
+  const std::string other = dir.write("c-other.pfw", start(200, 1) + read(200, 200, 5));
+  TracePlan plan;
+  ASSERT_EQ(plan_traces({worker, parent, other}, plan), "");
+  ASSERT_EQ(plan.ranks.size(), 2u);
+  EXPECT_EQ(plan.ranks[0].main_pid, 100);
+  EXPECT_EQ(plan.ranks[0].sources, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(plan.ranks[1].main_pid, 200);
+}
+
 TEST(TracePlan, NamesAndDistributedInfoGiveRanks) {
   TempDir dir;
   const std::string a = dir.write("trace-3-of-4.pfw", start(7, 1) + read(7, 200, 1));

@@ -46,12 +46,15 @@ enum class Verdict : std::uint8_t {
   kWellOverlapped = 4,
 };
 enum class RankState : std::uint8_t { kActive = 0, kSilent = 1, kFinished = 2 };
-// The effective source of a rank's DEVICE_BUSY intervals.
+// The effective source of a rank's DEVICE_BUSY intervals: what its sources
+// declare (CUPTI, CUDA events), else its own events when some of them are
+// device busy (a trace's GPU kernels, or a [classes] rule), else compute.
 enum class DeviceSignal : std::uint8_t {
   kComputeProxy = 0,
   kCupti = 1,
   kCudaEvents = 2,
-  kNvml = 3
+  kNvml = 3,
+  kTrace = 4
 };
 
 template <class Id>
@@ -84,11 +87,14 @@ inline constexpr std::array<Term<RankState>, 3> kRankStates{{
      "every process of the rank sent its final batch"},
 }};
 
-inline constexpr std::array<Term<DeviceSignal>, 4> kDeviceSignals{{
+inline constexpr std::array<Term<DeviceSignal>, 5> kDeviceSignals{{
     {DeviceSignal::kCupti, "cupti", "cupti", Tone::kOk,
      "device busy from every kernel, memcpy and memset (CUPTI)"},
     {DeviceSignal::kCudaEvents, "cuda-events", "cuda-events", Tone::kOk,
      "device busy from CUDA events around forward, backward and step"},
+    {DeviceSignal::kTrace, "trace", "trace", Tone::kOk,
+     "device busy from the rank's own device events: the GPU kernels, copies and memsets it "
+     "recorded, or what a [classes] rule maps to device busy"},
     {DeviceSignal::kNvml, "nvml", "nvml", Tone::kOk, "device busy from NVML utilization samples"},
     {DeviceSignal::kComputeProxy, "compute-proxy", "compute proxy", Tone::kWarn,
      "no device signal: compute stands in for device busy"},

@@ -26,6 +26,9 @@ struct TimelineRegion {
   ClassMask classes = 0;
   std::string cat;
   std::string name;
+  // The wait that ended a loop (its END carried kEndLoopExhausted): measured
+  // like any region, but not an item fetched nor a step.
+  bool loop_end = false;
 };
 
 struct TimelineMark {

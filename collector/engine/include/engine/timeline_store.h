@@ -25,6 +25,7 @@ struct TimelineEntry {
   std::uint32_t tid = 0;
   std::uint16_t source = 0;  // index into the rank's sources
   ClassMask mask = 0;
+  bool loop_end = false;  // a wait that ended its loop (END marked kEndLoopExhausted)
 };
 
 struct TimelineMarkEntry {
@@ -41,7 +42,8 @@ struct TimelineMarkEntry {
 // over whole, so the thread under the engine's lock does not copy them.
 //
 // A region is stored in 24 bytes: its start, tid, duration as 32-bit
-// nanoseconds, and cat, name, source and mask packed in one word. Names with
+// nanoseconds, and cat, name, source, mask and the loop-end flag packed in
+// one word (the mask's top bit, which no class uses, is the flag). Names with
 // an id of 2^20 or more (beyond NameTable's default bound) read back as
 // "<overflow>"; the end of a region longer than 2^32 - 2 ns (about 4.3 s) is
 // kept aside, exactly. The latest end of every 64 regions is kept too, so
@@ -80,7 +82,7 @@ class TimelineBlock {
     }
     slot.start_ns = e.start_ns;
     slot.tid = e.tid;
-    slot.ids = pack(e.cat, e.name, e.source, e.mask);
+    slot.ids = pack(e.cat, e.name, e.source, e.mask) | (e.loop_end ? kLoopEndBit : 0);
     std::int64_t& chunk = chunk_end_[i / kChunk];
     chunk = i % kChunk == 0 || e.end_ns > chunk ? e.end_ns : chunk;
   }
@@ -119,6 +121,8 @@ class TimelineBlock {
  private:
   static constexpr std::uint32_t kLong = std::numeric_limits<std::uint32_t>::max();
   static constexpr NameId kNameLimit = NameId{1} << 20;
+  static constexpr std::uint64_t kLoopEndBit = std::uint64_t{1} << 63;
+  static_assert(kEventClassCount < 8, "the mask's top bit is the loop-end flag");
 
   struct Packed {
     std::int64_t start_ns;

@@ -35,10 +35,14 @@ struct TracePlan {
 };
 
 // Opens every file, reads its first records and groups files into ranks:
-// dftracer ranks come from names like "trace-3-of-8.pfw", then from a worker
-// file's "start" ppid pointing at another file's pid, then by order; Kineto
-// ranks from distributedInfo.rank, then the file name, then by order (a Kineto
-// file is one rank: a second file claiming a taken rank gets a free number).
+// dftracer ranks come from names like "trace-3-of-8.pfw"; a file without a
+// rank in its name joins the rank of its parent process: the file whose pid
+// its `start` record's ppid names, or, when it has no `start` record, the
+// file that has one for the pid it was written under (a forked data-loader
+// worker keeps its parent's pid); the remaining files are ranks in path
+// order. Kineto ranks come from distributedInfo.rank, then the file name, then
+// by order (a Kineto file is one rank: a second file claiming a taken rank
+// gets a free number).
 // Returns "" or the message for the first unreadable file.
 std::string plan_traces(const std::vector<std::string>& paths, TracePlan& plan);
 
