@@ -58,6 +58,7 @@ constexpr struct {
     {"batch_events", "STALLWATCH_BATCH_EVENTS"},
     {"send_hwm", "STALLWATCH_SEND_HWM"},
     {"linger_ms", "STALLWATCH_LINGER_MS"},
+    {"proc_io", "STALLWATCH_PROC_IO"},
 };
 
 }  // namespace
@@ -76,6 +77,10 @@ AgentConfig AgentConfig::from_environment() {
       report_problem("ignoring %s='%s': not a rank", name, rank);
     }
   }
+  // The POSIX capture (libstallwatch_posix.so) wants the bytes that bypass read() too.
+  if (const char* posix = env("STALLWATCH_POSIX");
+      posix != nullptr && std::string_view(posix) == "1")
+    config.proc_io = true;
   for (const auto& [key, variable] : kEnvironmentKeys) {
     if (const char* value = env(variable); value != nullptr && config.set(key, value) != SW_OK) {
       report_problem("ignoring %s='%s': out of range or malformed", variable, value);
@@ -130,6 +135,8 @@ int AgentConfig::set(std::string_view key, std::string_view value) {
     if (!parse_uint(value, 64, wire::kMaxEventsPerBatch, batch_events)) return SW_ERR_BAD_VALUE;
   } else if (key == "send_hwm") {
     if (!parse_uint(value, 1, 1'000'000, send_hwm)) return SW_ERR_BAD_VALUE;
+  } else if (key == "proc_io") {
+    if (!parse_bool(value, proc_io)) return SW_ERR_BAD_VALUE;
   } else if (key == "linger_ms") {
     if (!parse_uint(value, 0, 10'000, linger_ms)) return SW_ERR_BAD_VALUE;
   } else {

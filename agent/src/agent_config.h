@@ -23,6 +23,8 @@ struct AgentConfig {
   std::uint32_t batch_events = 8192;
   std::uint32_t send_hwm = 64;
   std::uint32_t linger_ms = 250;
+  bool proc_io =
+      false;  // sample /proc/self/io every heartbeat_ms (default on with STALLWATCH_POSIX=1)
 
   // Defaults, then the environment: identity as docs/design.md says
   // (STALLWATCH_JOB, TORCHELASTIC_RUN_ID, SLURM_JOB_ID, else <host>-<pid>;
