@@ -98,6 +98,14 @@ int Agent::start_locked(AgentConfig config) noexcept {
     device_source_.store(config.device_source, std::memory_order_relaxed);
     auto* sender = new Sender(config, std::move(source), registry_, names_, counters_, wakeup_,
                               flush_, device_source_);
+    if (config.proc_io) {
+      const auto id = [this](const char* name) {
+        const std::uint32_t value = names_.intern(name);
+        return static_cast<std::uint16_t>(value <= 0xffffu ? value : 0);
+      };
+      sender->sample_proc_io(id("proc_io"), id("rchar"), id("read_bytes"),
+                             static_cast<std::uint32_t>(getpid()));
+    }
     int rc = sender->open(endpoint);
     if (rc == SW_OK) rc = sender->start();
     if (rc != SW_OK) {

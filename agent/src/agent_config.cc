@@ -62,6 +62,7 @@ constexpr struct {
     {"collector_key", "STALLWATCH_COLLECTOR_KEY"},
     {"collector_key_file", "STALLWATCH_COLLECTOR_KEY_FILE"},
     {"agent_key_file", "STALLWATCH_AGENT_KEY_FILE"},
+    {"proc_io", "STALLWATCH_PROC_IO"},
 };
 
 }  // namespace
@@ -80,6 +81,10 @@ AgentConfig AgentConfig::from_environment() {
       report_problem("ignoring %s='%s': not a rank", name, rank);
     }
   }
+  // The POSIX capture (libstallwatch_posix.so) wants the bytes that bypass read() too.
+  if (const char* posix = env("STALLWATCH_POSIX");
+      posix != nullptr && std::string_view(posix) == "1")
+    config.proc_io = true;
   for (const auto& [key, variable] : kEnvironmentKeys) {
     if (const char* value = env(variable); value != nullptr && config.set(key, value) != SW_OK) {
       report_problem("ignoring %s='%s': out of range or malformed", variable, value);
@@ -134,6 +139,8 @@ int AgentConfig::set(std::string_view key, std::string_view value) {
     if (!parse_uint(value, 64, wire::kMaxEventsPerBatch, batch_events)) return SW_ERR_BAD_VALUE;
   } else if (key == "send_hwm") {
     if (!parse_uint(value, 1, 1'000'000, send_hwm)) return SW_ERR_BAD_VALUE;
+  } else if (key == "proc_io") {
+    if (!parse_bool(value, proc_io)) return SW_ERR_BAD_VALUE;
   } else if (key == "linger_ms") {
     if (!parse_uint(value, 0, 10'000, linger_ms)) return SW_ERR_BAD_VALUE;
   } else if (key == "collector_key") {

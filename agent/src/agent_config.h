@@ -29,6 +29,8 @@ struct AgentConfig {
   std::string collector_key;
   std::string collector_key_file;
   std::string agent_key_file;
+  // Sample /proc/self/io every heartbeat_ms (default on with STALLWATCH_POSIX=1).
+  bool proc_io = false;
 
   // Defaults, then the environment: identity as docs/design.md says
   // (STALLWATCH_JOB, TORCHELASTIC_RUN_ID, SLURM_JOB_ID, else <host>-<pid>;

@@ -120,6 +120,11 @@ SW_API int sw_is_enabled(void) noexcept {
   }
 }
 
+SW_API int sw_is_running(void) noexcept {
+  const AgentState state = agent_state.load(std::memory_order_acquire);
+  return state == AgentState::kRunning || state == AgentState::kForkedChild ? 1 : 0;
+}
+
 SW_API sw_name_t sw_intern_n(const char* str, size_t len) noexcept {
   if (str == nullptr) return 0;
   Agent* agent = Agent::instance();

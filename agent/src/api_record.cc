@@ -96,7 +96,8 @@ int record_on_lane(RecordKind kind, std::uint32_t lane, sw_name_t cat, sw_name_t
                                0, kRecordTimeIsNs));
 }
 
-[[gnu::cold, gnu::noinline]] sw_region_t region_begin_slow(sw_name_t cat, sw_name_t name) noexcept {
+[[gnu::cold, gnu::noinline]] sw_region_t region_begin_slow(sw_name_t cat, sw_name_t name,
+                                                           std::int64_t value) noexcept {
   bool off = false;
   ThreadBuffer* buffer = buffer_slow(&off);
   if (buffer == nullptr) {
@@ -107,8 +108,24 @@ int record_on_lane(RecordKind kind, std::uint32_t lane, sw_name_t cat, sw_name_t
   const std::uint32_t id = buffer->next_region_id();
   const sw_region_t token = static_cast<sw_region_t>(buffer->tid()) << 32 | id;
   const bool recorded = buffer->record(RecordKind::kBegin, name_index(cat), name_index(name),
-                                       read_ticks(), 0, id, buffer->tid(), 0);
+                                       read_ticks(), value, id, buffer->tid(), 0);
   return recorded ? token : token | kDroppedRegionBit;
+}
+
+inline sw_region_t region_begin(sw_name_t cat, sw_name_t name, std::int64_t value) noexcept {
+  const AgentState state = current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      const std::uint32_t id = buffer->next_region_id();
+      const sw_region_t token = static_cast<sw_region_t>(buffer->tid()) << 32 | id;
+      const bool recorded = buffer->record(RecordKind::kBegin, name_index(cat), name_index(name),
+                                           read_ticks(), value, id, buffer->tid(), 0);
+      return recorded ? token : token | kDroppedRegionBit;
+    }
+  } else if (state == AgentState::kDisabled) {
+    return 0;
+  }
+  return region_begin_slow(cat, name, value);
 }
 
 [[gnu::cold, gnu::noinline]] int region_end_slow(sw_region_t region, std::int64_t value) noexcept {
@@ -171,19 +188,11 @@ using stallwatch::agent::ThreadBuffer;
 extern "C" {
 
 SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) noexcept {
-  const AgentState state = stallwatch::agent::current_state();
-  if (state == AgentState::kRunning) [[likely]] {
-    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
-      const std::uint32_t id = buffer->next_region_id();
-      const sw_region_t token = static_cast<sw_region_t>(buffer->tid()) << 32 | id;
-      const bool recorded = buffer->record(RecordKind::kBegin, name_index(cat), name_index(name),
-                                           read_ticks(), 0, id, buffer->tid(), 0);
-      return recorded ? token : token | kDroppedRegionBit;
-    }
-  } else if (state == AgentState::kDisabled) {
-    return 0;
-  }
-  return stallwatch::agent::region_begin_slow(cat, name);
+  return stallwatch::agent::region_begin(cat, name, 0);
+}
+
+SW_API sw_region_t sw_region_begin_value(sw_name_t cat, sw_name_t name, int64_t value) noexcept {
+  return stallwatch::agent::region_begin(cat, name, value);
 }
 
 SW_API int sw_region_end(sw_region_t region) noexcept {

@@ -8,6 +8,7 @@
 
 #include "curve_client.h"
 #include "diagnostics.h"
+#include "proc_io.h"
 #include "stallwatch/stallwatch.h"
 
 namespace stallwatch::agent {
@@ -100,6 +101,28 @@ void Sender::abandon() noexcept {
   context_ = nullptr;
 }
 
+void Sender::sample_proc_io(std::uint16_t cat, std::uint16_t rchar, std::uint16_t read_bytes,
+                            std::uint32_t tid) noexcept {
+  proc_io_ = cat != 0 && rchar != 0 && read_bytes != 0;
+  proc_io_cat_ = cat;
+  proc_io_rchar_ = rchar;
+  proc_io_read_bytes_ = read_bytes;
+  proc_io_tid_ = tid;
+}
+
+void Sender::add_proc_io(std::int64_t now) {
+  if (!proc_io_ || now < next_proc_io_ns_) return;
+  next_proc_io_ns_ = now + heartbeat_ns_;
+  ProcIo io;
+  if (!read_proc_io(&io)) return;
+  for (const auto& [name, value] :
+       {std::pair{proc_io_rchar_, io.rchar}, std::pair{proc_io_read_bytes_, io.read_bytes}}) {
+    const Record record{
+        now, value, 0, proc_io_tid_, proc_io_cat_, name, RecordKind::kCounter, 0, kRecordTimeIsNs};
+    if (!encoder_.add(record)) counters_.lost_in_send.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 void* Sender::thread_main(void* self) noexcept {
   pthread_setname_np(pthread_self(), "stallwatch-send");
   static_cast<Sender*>(self)->run();
@@ -162,6 +185,7 @@ bool Sender::cycle(bool final) {
   if (!ready_to_send(final, now)) return false;
   registry_.snapshot(buffers_);
   const TimeBase time_base = clock_.time_base();
+  add_proc_io(now);
   retiring_.clear();
   for (ThreadBuffer* buffer : buffers_) {
     const bool exited = buffer->exited();

@@ -24,7 +24,8 @@ namespace stallwatch::agent {
 // It wakes every flush_interval_ms, or early through the shared Wakeup (a
 // ring filling up, a flush or a stop); sends a batch whenever one is full and
 // at the end of each wake; sends a heartbeat (no events) when nothing was
-// sent for heartbeat_ms; and recalibrates the clock. Sends never block
+// sent for heartbeat_ms; and recalibrates the clock. When asked, it also
+// samples /proc/self/io every heartbeat_ms into the batch as two counters. Sends never block
 // (ZMQ_DONTWAIT, ZMQ_IMMEDIATE, bounded HWM): a refused batch counts its
 // events as dropped and the next batch reports them. stop() sends a final
 // batch and waits at most linger_ms for ZeroMQ to deliver.
@@ -58,6 +59,10 @@ class Sender {
   void stop() noexcept;
   // In a forked child: forget the thread, socket and context without using them.
   void abandon() noexcept;
+  // Before start(): sample /proc/self/io every heartbeat period as the
+  // counters (cat, rchar) and (cat, read_bytes) of thread `tid`.
+  void sample_proc_io(std::uint16_t cat, std::uint16_t rchar, std::uint16_t read_bytes,
+                      std::uint32_t tid) noexcept;
 
  private:
   static void* thread_main(void* self) noexcept;
@@ -65,6 +70,8 @@ class Sender {
   // One drain-and-send pass; false when it was skipped (waiting to connect).
   bool cycle(bool final);
   bool ready_to_send(bool final, std::int64_t now) noexcept;
+  // Adds the /proc/self/io counters when they are due.
+  void add_proc_io(std::int64_t now);
   void send_batch(const TimeBase& time_base, bool final);
 
   BufferRegistry& registry_;
@@ -90,6 +97,12 @@ class Sender {
   std::int64_t next_recalibration_ns_ = 0;
   std::int64_t connect_deadline_ns_ = 0;
   bool sending_ = false;
+  bool proc_io_ = false;
+  std::uint16_t proc_io_cat_ = 0;
+  std::uint16_t proc_io_rchar_ = 0;
+  std::uint16_t proc_io_read_bytes_ = 0;
+  std::uint32_t proc_io_tid_ = 0;
+  std::int64_t next_proc_io_ns_ = 0;
 };
 
 }  // namespace stallwatch::agent

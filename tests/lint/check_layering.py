@@ -96,7 +96,7 @@ def component_of(path):
         return best, 'private'
     m = re.match(r'(tests/unit|bench)/(\w+)/', path)
     if m:
-        tested = 'agent' if m.group(2) == 'gpu' else m.group(2)
+        tested = 'agent' if m.group(2) in ('gpu', 'posix') else m.group(2)
         return (tested if tested in LAYERS else None), 'test'
     return None, 'other'
 
@@ -162,7 +162,7 @@ def check_file(repo, path, errors):
             root = LAYERS[comp][0]
             candidates.append(f'{root}/src')
             if comp == 'agent':
-                candidates += ['agent/src', 'agent/gpu']
+                candidates += ['agent/src', 'agent/gpu', 'agent/posix']
         if path.startswith('tests/unit/') and comp is not None:
             candidates.append('tests/unit/' + comp)
         if path.startswith('bench/'):

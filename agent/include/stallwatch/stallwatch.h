@@ -112,6 +112,9 @@ SW_API void sw_config_free(sw_config* config) SW_NOEXCEPT;
  *   collector_key_file a file holding that key (used when collector_key is unset)
  *   agent_key_file     this agent's CURVE secret key file (mode 0600), for a
  *                      collector with an allow-list; default: a fresh key pair
+ *   proc_io            "1" samples /proc/self/io every heartbeat_ms as counters
+ *                      (cat "proc_io": "rchar", "read_bytes"); default "0", or
+ *                      "1" when STALLWATCH_POSIX=1
  */
 SW_API int sw_config_set(sw_config* config, const char* key, const char* value) SW_NOEXCEPT;
 
@@ -139,6 +142,12 @@ SW_API int sw_flush(int timeout_ms) SW_NOEXCEPT;
 
 /* 1 when recording calls record, 0 when disabled or stopped. */
 SW_API int sw_is_enabled(void) SW_NOEXCEPT;
+
+/* 1 when the agent runs now (started, or inherited by a forked child that
+ * restarts it on its next call), 0 otherwise. Unlike every other call, it
+ * never starts the agent: for code that must not be the one to start it
+ * (libstallwatch_posix.so). */
+SW_API int sw_is_running(void) SW_NOEXCEPT;
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -172,6 +181,12 @@ SW_API int64_t sw_now_ns(void) SW_NOEXCEPT;
 /* Opens a region now. Open regions are visible to the collector while they
  * are open (a loop stuck in a fetch shows as stuck). */
 SW_API sw_region_t sw_region_begin(sw_name_t cat, sw_name_t name) SW_NOEXCEPT;
+
+/* Opens a region now with a payload on its BEGIN (wire Event.value), e.g. the
+ * interned name of the file a POSIX call works on (libstallwatch_posix.so).
+ * The collector measures the region the same way; the value only annotates
+ * it. Otherwise exactly sw_region_begin. */
+SW_API sw_region_t sw_region_begin_value(sw_name_t cat, sw_name_t name, int64_t value) SW_NOEXCEPT;
 
 /* Closes a region now. sw_region_end(0) is a no-op returning SW_DISABLED. */
 SW_API int sw_region_end(sw_region_t region) SW_NOEXCEPT;

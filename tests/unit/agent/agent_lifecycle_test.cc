@@ -159,6 +159,29 @@ TEST(AgentLifecycle, LazyStartFromTheEnvironment) {
   });
 }
 
+TEST(AgentLifecycle, IsRunningNeverStartsTheAgent) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    setenv("STALLWATCH_COLLECTOR", collector.endpoint().c_str(), 1);
+    EXPECT_EQ(sw_is_running(), 0);
+    EXPECT_EQ(sw_is_running(), 0);
+    EXPECT_EQ(sw_stop(), SW_ERR_NOT_STARTED);  // still never started
+    const sw_name_t name = sw_intern("running");
+    ASSERT_NE(name, 0u);
+    EXPECT_EQ(sw_is_running(), 1);
+    const sw_region_t region = sw_region_begin_value(name, name, 77);
+    EXPECT_EQ(sw_region_end_value(region, 5), SW_OK);
+    ASSERT_EQ(sw_stop(), SW_OK);
+    EXPECT_EQ(sw_is_running(), 0);
+    ASSERT_TRUE(collector.receive_until([](const auto& b) { return has_final(b); }, kPatience));
+    std::vector<std::int64_t> values;
+    for (const ReceivedBatch& batch : collector.received())
+      for (const auto& event : batch.events)
+        if (event.name == "running") values.push_back(event.value);
+    EXPECT_EQ(values, (std::vector<std::int64_t>{77}));
+  });
+}
+
 TEST(AgentLifecycle, DisabledMakesEveryCallANoOp) {
   run_in_fresh_process([] {
     setenv("STALLWATCH_ENABLE", "0", 1);

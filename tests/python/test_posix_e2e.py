@@ -1,0 +1,64 @@
+"""End to end through a real stallwatchd: the two example loaders under
+``python -m stallwatch.run --posix`` fill the live io_seconds and
+unoverlapped_io_seconds (DFAnalyzer's fields) from the captured POSIX calls.
+storage_loader.py's workers wait in ``read``: most of their loading time is I/O;
+decode_loader.py's read page-cached files: almost none of it is."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+
+import pytest
+
+from conftest import child_env
+from daemon_fixture import get_json, requires_daemon
+from posix_support import requires_posix
+
+EXAMPLES = os.environ.get("STALLWATCH_TEST_EXAMPLES",
+                          os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
+
+pytestmark = [requires_daemon, requires_posix,
+              pytest.mark.skipif(subprocess.run([sys.executable, "-c", "import torch"],
+                                                capture_output=True).returncode != 0,
+                                 reason="PyTorch is not installed")]
+
+
+def run_loader(daemon, script: str, job: str, tmp_path, *extra: str):
+    base, ingest = daemon
+    proc = subprocess.run(
+        [sys.executable, "-m", "stallwatch.run", "--posix", os.path.join(EXAMPLES, script),
+         "--epochs", "1", "--seconds", "0", "--samples", "48", "--batch-size", "8",
+         "--data-dir", str(tmp_path), *extra],
+        env=child_env(None, STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=job),
+        capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    deadline = time.monotonic() + 20
+    metrics = {}
+    while time.monotonic() < deadline:
+        try:
+            detail = get_json(f"{base}/api/v1/jobs/{job}")
+            metrics = detail["summary"]["total"]["mean"]
+        except (urllib.error.HTTPError, KeyError):
+            metrics = {}
+        if metrics.get("io_seconds"):
+            time.sleep(3)  # let the last batches land
+            metrics = get_json(f"{base}/api/v1/jobs/{job}")["summary"]["total"]["mean"]
+            break
+        time.sleep(0.5)
+    return metrics
+
+
+def test_storage_loader_io_is_live(daemon, tmp_path):
+    # 48 samples, 40 ms each in read, 2 workers: about 0.96 s of reading per worker.
+    m = run_loader(daemon, "storage_loader.py", "posix-storage", tmp_path, "--item-ms", "40")
+    assert m.get("io_seconds", 0) >= 0.8, m
+    assert 0 < m["unoverlapped_io_seconds"] <= m["io_seconds"], m
+
+
+def test_decode_loader_io_is_small(daemon, tmp_path):
+    m = run_loader(daemon, "decode_loader.py", "posix-decode", tmp_path, "--passes", "30")
+    assert 0 < m.get("io_seconds", 0) < 0.2, m
