@@ -37,7 +37,8 @@ LAYERS = {
     'ingest': ('collector/ingest', ['engine', 'protocol', 'schema']),
     'config': ('collector/config', ['engine']),
     'keys': ('collector/keys', ['protocol']),
-    'alerts': ('collector/alerts', ['catalog', 'engine', 'config']),
+    'http_client': ('collector/http_client', []),
+    'alerts': ('collector/alerts', ['catalog', 'engine', 'config', 'http_client']),
     'serve': ('collector/serve', ['catalog', 'engine', 'alerts', 'protocol']),
     'web': ('dashboard/web', ['catalog']),
     'daemon': ('collector/daemon',
@@ -46,7 +47,7 @@ LAYERS = {
     'traces': ('collector/traces', ['engine']),
     'analyze': ('collector/analyze', ['traces', 'engine', 'config']),
     'replay': ('collector/replay', ['traces', 'ingest', 'engine', 'config']),
-    'tui': ('dashboard/tui', ['catalog', 'version']),
+    'tui': ('dashboard/tui', ['catalog', 'version', 'http_client']),
     'cli': ('collector/cli', ['analyze', 'replay', 'tui', 'version']),
 }
 

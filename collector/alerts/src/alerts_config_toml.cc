@@ -1,12 +1,13 @@
 #include "alerts/alerts_config_toml.h"
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <limits>
 
 #include "config/duration.h"
 #include "config/toml_fields.h"
-#include "http_url.h"
+#include "http_client/http_url.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -117,17 +118,38 @@ std::string apply_delivery(const TomlFields& f, SinkDelivery& d) {
 std::string apply_url(const TomlFields& f, std::string& url) {
   if (!f.has("url")) return f.error("", "needs 'url'");
   if (auto err = f.string("url", url); !err.empty()) return err;
-  if (auto parsed = parse_http_url(url); !parsed.error.empty()) return f.error("url", parsed.error);
+  if (auto parsed = parse_http_url(url); !parsed.ok()) return f.error("url", parsed.error);
+  return {};
+}
+
+// ca_file, client_cert and client_key: PEM files, checked for readability
+// here so that a typo fails at start rather than at the first alert.
+std::string apply_tls(const TomlFields& f, TlsOptions& tls) {
+  struct FileKey {
+    const char* key;
+    std::string* target;
+  };
+  for (auto [key, target] :
+       {FileKey{"ca_file", &tls.ca_file}, FileKey{"client_cert", &tls.client_cert},
+        FileKey{"client_key", &tls.client_key}}) {
+    if (!f.has(key)) continue;
+    if (auto err = f.string(key, *target); !err.empty()) return err;
+    if (target->empty()) return f.error(key, "must not be empty");
+    if (std::ifstream probe(*target); !probe) return f.error(key, "cannot read '" + *target + "'");
+  }
+  if (!tls.client_key.empty() && tls.client_cert.empty())
+    return f.error("client_key", "needs 'client_cert'");
   return {};
 }
 
 std::string apply_alertmanager(const TomlFields& f, AlertmanagerSinkConfig& c) {
-  if (auto err = f.allow_only(
-          {"url", "resend_interval", "name", "queue", "max_attempts", "timeout", "max_per_minute"});
+  if (auto err = f.allow_only({"url", "resend_interval", "ca_file", "client_cert", "client_key",
+                               "name", "queue", "max_attempts", "timeout", "max_per_minute"});
       !err.empty()) {
     return err;
   }
   if (auto err = apply_url(f, c.url); !err.empty()) return err;
+  if (auto err = apply_tls(f, c.tls); !err.empty()) return err;
   if (f.has("resend_interval")) {
     if (auto err = f.duration("resend_interval", c.resend_interval_ns, false); !err.empty())
       return err;
@@ -136,12 +158,36 @@ std::string apply_alertmanager(const TomlFields& f, AlertmanagerSinkConfig& c) {
 }
 
 std::string apply_webhook(const TomlFields& f, WebhookSinkConfig& c) {
-  if (auto err = f.allow_only({"url", "receiver", "headers", "repeat_interval", "name", "queue",
-                               "max_attempts", "timeout", "max_per_minute"});
+  if (auto err = f.allow_only({"url", "format", "receiver", "routing_key", "headers",
+                               "repeat_interval", "ca_file", "client_cert", "client_key", "name",
+                               "queue", "max_attempts", "timeout", "max_per_minute"});
       !err.empty()) {
     return err;
   }
   if (auto err = apply_url(f, c.url); !err.empty()) return err;
+  if (auto err = apply_tls(f, c.tls); !err.empty()) return err;
+  if (f.has("format")) {
+    std::string format;
+    if (auto err = f.string("format", format); !err.empty()) return err;
+    if (format == "generic") {
+      c.format = WebhookFormat::kGeneric;
+    } else if (format == "slack") {
+      c.format = WebhookFormat::kSlack;
+    } else if (format == "pagerduty") {
+      c.format = WebhookFormat::kPagerDuty;
+    } else {
+      return f.error("format",
+                     "expected \"generic\", \"slack\" or \"pagerduty\", got '" + format + "'");
+    }
+  }
+  if (c.format == WebhookFormat::kPagerDuty) {
+    if (!f.has("routing_key"))
+      return f.error("", "format = \"pagerduty\" needs 'routing_key' (the integration key)");
+    if (auto err = f.string("routing_key", c.routing_key); !err.empty()) return err;
+    if (c.routing_key.empty()) return f.error("routing_key", "must not be empty");
+  } else if (f.has("routing_key")) {
+    return f.error("routing_key", "only applies to format = \"pagerduty\"");
+  }
   if (f.has("receiver")) {
     if (auto err = f.string("receiver", c.receiver); !err.empty()) return err;
   }

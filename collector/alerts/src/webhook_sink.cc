@@ -4,26 +4,38 @@
 #include <vector>
 
 #include "alert_json.h"
-#include "http_client.h"
+#include "json_post.h"
+#include "service_payloads.h"
 
 namespace stallwatch::collector {
 
 WebhookSink::WebhookSink(const WebhookSinkConfig& config, std::string base_url)
     : url_(parse_http_url(config.url)),
-      receiver_(config.receiver),
-      headers_(config.headers),
+      config_(config),
       timeout_(config.delivery.timeout_ns / 1'000'000),
       base_url_(std::move(base_url)) {}
 
+std::string WebhookSink::post(std::string body) const {
+  return post_json(url_.text(), std::move(body), config_.headers, config_.tls, timeout_);
+}
+
 std::string WebhookSink::deliver(std::span<const Alert> alerts) {
-  if (!url_.error.empty()) return url_.error;
-  std::map<std::string, std::vector<Alert>> groups;
-  for (const Alert& a : alerts)
-    groups[a.name].push_back(a);
-  for (const auto& [name, group] : groups) {
-    auto result = http_post(url_, "application/json", webhook_body(group, receiver_, base_url_),
-                            headers_, timeout_);
-    if (!result.error.empty()) return result.error;
+  if (!url_.ok()) return url_.error;
+  if (config_.format == WebhookFormat::kGeneric) {
+    std::map<std::string, std::vector<Alert>> groups;
+    for (const Alert& a : alerts)
+      groups[a.name].push_back(a);
+    for (const auto& [name, group] : groups) {
+      if (auto err = post(webhook_body(group, config_.receiver, base_url_)); !err.empty())
+        return err;
+    }
+    return {};
+  }
+  for (const Alert& a : alerts) {
+    std::string body = config_.format == WebhookFormat::kSlack
+                           ? slack_body(a, base_url_)
+                           : pagerduty_body(a, config_.routing_key, base_url_);
+    if (auto err = post(std::move(body)); !err.empty()) return err;
   }
   return {};
 }

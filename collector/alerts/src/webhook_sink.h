@@ -5,22 +5,25 @@
 
 #include "alerts/alert_sink.h"
 #include "alerts/alerts_config.h"
-#include "http_url.h"
+#include "http_client/http_url.h"
 
 namespace stallwatch::collector {
 
-// POSTs the Alertmanager webhook payload (version 4) to a URL: one request
-// per alert name in the batch (the payload groups by alertname). Sender
-// thread only.
+// POSTs the configured WebhookFormat to a URL (http or https, verified):
+// the generic Alertmanager webhook payload (version 4), one request per
+// alert name in the batch; or a Slack message or PagerDuty event, one
+// request per alert. A failed request fails the batch, which the worker
+// retries whole. Sender thread only.
 class WebhookSink final : public AlertSink {
  public:
   WebhookSink(const WebhookSinkConfig& config, std::string base_url);
   std::string deliver(std::span<const Alert> alerts) override;
 
  private:
+  std::string post(std::string body) const;
+
   HttpUrl url_;
-  std::string receiver_;
-  AlertLabels headers_;
+  WebhookSinkConfig config_;
   std::chrono::milliseconds timeout_;
   std::string base_url_;
 };

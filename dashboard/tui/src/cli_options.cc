@@ -94,7 +94,7 @@ ParsedOptions<TopOptions> parse_top_options(int argc, const char* const* argv,
   std::optional<std::string> url;
   std::optional<std::string> token;
   const std::string error = walk(
-      argc, argv, {"--url", "--token", "--window", "--job", "--width"},
+      argc, argv, {"--url", "--token", "--ca-file", "--window", "--job", "--width"},
       [&](std::string_view flag, std::string_view value) -> std::string {
         if (flag == "--help" || flag == "-h") {
           result.help = true;
@@ -102,6 +102,9 @@ ParsedOptions<TopOptions> parse_top_options(int argc, const char* const* argv,
           url = std::string(value);
         } else if (flag == "--token") {
           token = std::string(value);
+        } else if (flag == "--ca-file") {
+          if (value.empty()) return "--ca-file needs a PEM file";
+          options.ca_file = std::string(value);
         } else if (flag == "--once") {
           options.once = true;
         } else if (flag == "--window") {
@@ -124,7 +127,14 @@ ParsedOptions<TopOptions> parse_top_options(int argc, const char* const* argv,
         }
         return {};
       });
-  return finish(std::move(result), error, url, token, env, std::move(options));
+  result = finish(std::move(result), error, url, token, env, std::move(options));
+  if (result.options && result.options->url.https && !result.options->once) {
+    result.options.reset();
+    result.error =
+        "the live view does not speak https:// yet (its WebSocket stream is plain); use --once "
+        "or `stallwatch status`";
+  }
+  return result;
 }
 
 ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* argv,
@@ -133,7 +143,7 @@ ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* a
   StatusOptions options;
   std::optional<std::string> url;
   std::optional<std::string> token;
-  const std::string error = walk(argc, argv, {"--url", "--token"},
+  const std::string error = walk(argc, argv, {"--url", "--token", "--ca-file"},
                                  [&](std::string_view flag, std::string_view value) -> std::string {
                                    if (flag == "--help" || flag == "-h") {
                                      result.help = true;
@@ -141,6 +151,9 @@ ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* a
                                      url = std::string(value);
                                    } else if (flag == "--token") {
                                      token = std::string(value);
+                                   } else if (flag == "--ca-file") {
+                                     if (value.empty()) return "--ca-file needs a PEM file";
+                                     options.ca_file = std::string(value);
                                    } else if (flag == "--json") {
                                      options.json = true;
                                    } else {
@@ -152,12 +165,14 @@ ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* a
 }
 
 std::string_view top_usage() {
-  return "usage: stallwatch top [--url URL] [--token T] [--once] [--window W] [--job JOB] [--width "
-         "N]\n"
+  return "usage: stallwatch top [--url URL] [--token T] [--ca-file F] [--once] [--window W] "
+         "[--job JOB] [--width N]\n"
          "Live terminal dashboard of a stallwatchd collector: is the accelerator waiting for "
          "data?\n"
          "  --url URL   collector base URL (env STALLWATCH_URL; default http://127.0.0.1:8787)\n"
          "  --token T   bearer token for a collector that requires one (env STALLWATCH_TOKEN)\n"
+         "  --ca-file F PEM CA bundle to verify an https:// collector with (default: the "
+         "system's)\n"
          "  --once      print one plain-text frame and exit: 0 if the collector answered, 1 if "
          "not\n"
          "  --window W  window shown first: 10s, 60s, 300s or total (default: the verdict window)\n"
@@ -169,10 +184,12 @@ std::string_view top_usage() {
 }
 
 std::string_view status_usage() {
-  return "usage: stallwatch status [--url URL] [--token T] [--json]\n"
+  return "usage: stallwatch status [--url URL] [--token T] [--ca-file F] [--json]\n"
          "Summary of a stallwatchd collector: version, ingest, engine, and one line per job.\n"
          "  --url URL   collector base URL (env STALLWATCH_URL; default http://127.0.0.1:8787)\n"
          "  --token T   bearer token for a collector that requires one (env STALLWATCH_TOKEN)\n"
+         "  --ca-file F PEM CA bundle to verify an https:// collector with (default: the "
+         "system's)\n"
          "  --json      print the raw /api/v1/status and /api/v1/jobs bodies as one JSON object\n"
          "Exit status: 0 when the collector answers, 1 when it cannot be reached, 2 on usage "
          "errors.\n";

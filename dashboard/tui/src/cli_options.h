@@ -23,6 +23,7 @@ struct EnvDefaults {
 struct TopOptions {
   EndpointUrl url;
   std::string token;
+  std::string ca_file;  // --ca-file: CA bundle for an https:// collector
   bool once = false;
   std::string window;  // empty: the collector's verdict window
   std::string job;     // empty: the first active job
@@ -32,6 +33,7 @@ struct TopOptions {
 struct StatusOptions {
   EndpointUrl url;
   std::string token;
+  std::string ca_file;  // --ca-file: CA bundle for an https:// collector
   bool json = false;
 };
 

@@ -1,17 +1,9 @@
 #include "endpoint_url.h"
 
-#include <algorithm>
+#include "http_client/http_url.h"
 
 namespace stallwatch::tui {
 namespace {
-
-bool valid_port(std::string_view port) {
-  if (port.empty() || port.size() > 5) return false;
-  if (!std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return false;
-  const int value = std::stoi(std::string(port));
-  return value > 0 && value <= 65535;
-}
 
 UrlResult fail(std::string_view text, std::string_view why) {
   return {std::nullopt, "bad URL '" + std::string(text) + "': " + std::string(why)};
@@ -24,46 +16,31 @@ std::string EndpointUrl::host_header() const {
   return (ipv6 ? "[" + host + "]" : host) + ":" + port;
 }
 
-UrlResult parse_endpoint_url(std::string_view text) {
-  constexpr std::string_view kScheme = "http://";
-  if (text.substr(0, kScheme.size()) != kScheme) {
-    if (text.find("://") != std::string_view::npos) {
-      return fail(text, "only http:// is supported (use a proxy or an SSH tunnel for TLS)");
-    }
-    return fail(text, "expected http://HOST[:PORT]");
-  }
-  std::string_view rest = text.substr(kScheme.size());
-  const std::size_t slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-  if (path.find_first_of("?#") != std::string_view::npos)
-    return fail(text, "no query or fragment allowed");
-  if (authority.find('@') != std::string_view::npos)
-    return fail(text, "no user info allowed; use --token");
+std::string EndpointUrl::url(std::string_view path) const {
+  return std::string(https ? "https://" : "http://") + host_header() + target(path);
+}
 
-  EndpointUrl url;
-  std::string_view port = "80";
-  if (!authority.empty() && authority.front() == '[') {
-    const std::size_t close = authority.find(']');
-    if (close == std::string_view::npos) return fail(text, "unclosed '[' in the host");
-    url.host = std::string(authority.substr(1, close - 1));
-    const std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') return fail(text, "expected ':' after ']'");
-      port = after.substr(1);
-    }
-  } else {
-    const std::size_t colon = authority.rfind(':');
-    url.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+UrlResult parse_endpoint_url(std::string_view text) {
+  const collector::HttpUrl parsed = collector::parse_http_url(text);
+  if (!parsed.ok()) {
+    // The parser's message already names the URL.
+    return {std::nullopt, parsed.error};
   }
-  if (url.host.empty()) return fail(text, "no host");
-  if (!valid_port(port)) return fail(text, "port must be a number in 1-65535");
-  url.port = std::string(port);
+  if (!parsed.query.empty()) return fail(text, "no query allowed");
+  EndpointUrl url;
+  url.https = parsed.https();
+  url.host = parsed.host;
+  if (url.host.size() >= 2 && url.host.front() == '[' && url.host.back() == ']')
+    url.host = url.host.substr(1, url.host.size() - 2);
+  url.port = std::to_string(parsed.port);
+  std::string_view path = parsed.path;
   while (!path.empty() && path.back() == '/')
     path.remove_suffix(1);
   url.prefix = std::string(path);
-  url.text = std::string(text.substr(0, kScheme.size())) + std::string(authority) + url.prefix;
+  std::string_view shown = text;
+  while (!shown.empty() && shown.back() == '/')
+    shown.remove_suffix(1);
+  url.text = std::string(shown);
   return {std::move(url), {}};
 }
 

@@ -1,9 +1,8 @@
 #pragma once
 
-// The collector's base URL as the TUI uses it: `http://HOST[:PORT][/PREFIX]`
-// (a prefix when the API sits behind a reverse proxy). Plain HTTP only; the
-// daemon binds to loopback and remote dashboards go through a proxy or an
-// SSH tunnel. Pure value type.
+// The collector's base URL as the TUI uses it: `http[s]://HOST[:PORT][/PREFIX]`
+// (a prefix when the API sits behind a reverse proxy), parsed by the shared
+// URL parser (http_client/http_url.h). Pure value type.
 
 #include <optional>
 #include <string>
@@ -14,6 +13,7 @@ namespace stallwatch::tui {
 inline constexpr std::string_view kDefaultUrl = "http://127.0.0.1:8787";
 
 struct EndpointUrl {
+  bool https = false;
   std::string host;    // without brackets for IPv6 literals
   std::string port;    // "8787"
   std::string prefix;  // "" or "/path" without a trailing slash
@@ -21,6 +21,8 @@ struct EndpointUrl {
 
   // `path` starts with '/': prefix + path.
   std::string target(std::string_view path) const { return prefix + std::string(path); }
+  // The whole URL of `path` (which starts with '/'), for the HTTP client.
+  std::string url(std::string_view path) const;
   // The Host header value.
   std::string host_header() const;
 };

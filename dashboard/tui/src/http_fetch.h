@@ -1,9 +1,11 @@
 #pragma once
 
-// One blocking HTTP GET to the collector's API, bounded by a deadline. Each
-// call opens its own connection (the TUI makes a few requests per second at
-// most). Errors are values: a transport failure comes back as status 0 and
-// a sentence for the user. Boost.Beast stays inside http_fetch.cc.
+// One blocking HTTP(S) GET to the collector's API through the shared HTTP
+// client (http_client/http_client.h), bounded by a deadline: https verifies
+// the daemon's certificate (against --ca-file when given). Each call opens
+// its own connection (the TUI makes a few requests per second at most).
+// Errors are values: a transport failure comes back as status 0 and a
+// sentence for the user.
 //
 // Thread-safe: calls share nothing.
 
@@ -26,7 +28,8 @@ struct HttpResult {
 };
 
 struct FetchOptions {
-  std::string token;  // bearer token, sent when not empty
+  std::string token;    // bearer token, sent when not empty
+  std::string ca_file;  // PEM CA bundle for https; empty: the system's
   std::chrono::milliseconds timeout{3000};
   std::size_t body_limit = std::size_t{64} << 20;
 };

@@ -28,6 +28,7 @@ int report_failure(const StatusOptions& options, std::string_view path, const Ht
 int status(const StatusOptions& options) {
   FetchOptions fetch;
   fetch.token = options.token;
+  fetch.ca_file = options.ca_file;
   const HttpResult status = http_fetch(options.url, kStatusPath, fetch);
   if (!status.ok()) return report_failure(options, kStatusPath, status);
   const HttpResult jobs = http_fetch(options.url, kJobsPath, fetch);

@@ -87,6 +87,7 @@ class TopApp {
   static FetchOptions fetch_options(const TopOptions& options) {
     FetchOptions f;
     f.token = options.token;
+    f.ca_file = options.ca_file;
     return f;
   }
 

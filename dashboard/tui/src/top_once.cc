@@ -45,6 +45,7 @@ std::string spark_window_of(const std::vector<std::string>& windows) {
 int run_top_once(const TopOptions& options, std::ostream& out, std::ostream& err) {
   FetchOptions fetch;
   fetch.token = options.token;
+  fetch.ca_file = options.ca_file;
   const HttpResult jobs = http_fetch(options.url, kJobsPath, fetch);
   if (!jobs.ok()) {
     err << "stallwatch top: "

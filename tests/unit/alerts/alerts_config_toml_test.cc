@@ -169,7 +169,17 @@ TEST(AlertsConfigTomlTest, ErrorsNameFileLineAndKey) {
       {"[alerts]\n[[alerts.rule]]\nname = \"X\"\nmetric = \"silent_seconds\"\nwindow = "
        "\"60s\"\nabove = 30\n",
        "silent_seconds has no window"},
-      {"[alerts]\n[[alerts.alertmanager]]\nurl = \"https://am:9093\"\n", "https is not supported"},
+      {"[alerts]\n[[alerts.alertmanager]]\nurl = \"ftp://am:9093\"\n", "only http:// and https://"},
+      {"[alerts]\n[[alerts.webhook]]\nurl = \"https://x\"\nformat = \"teams\"\n",
+       "alerts.webhook[0].format: expected \"generic\", \"slack\" or \"pagerduty\", got 'teams'"},
+      {"[alerts]\n[[alerts.webhook]]\nurl = \"https://x\"\nformat = \"pagerduty\"\n",
+       "needs 'routing_key'"},
+      {"[alerts]\n[[alerts.webhook]]\nurl = \"https://x\"\nrouting_key = \"k\"\n",
+       "routing_key: only applies to format = \"pagerduty\""},
+      {"[alerts]\n[[alerts.webhook]]\nurl = \"https://x\"\nca_file = \"/nonexistent/ca.pem\"\n",
+       "alerts.webhook[0].ca_file: cannot read '/nonexistent/ca.pem'"},
+      {"[alerts]\n[[alerts.alertmanager]]\nurl = \"https://x\"\nclient_key = \"/dev/null\"\n",
+       "client_key: needs 'client_cert'"},
       {"[alerts]\n[[alerts.webhook]]\nurll = \"http://x\"\n",
        "alerts.webhook[0].urll: unknown key"},
       {"[alerts]\n[[alerts.exec]]\ncommand = \"/bin/page --now\"\n",
@@ -184,6 +194,37 @@ TEST(AlertsConfigTomlTest, ErrorsNameFileLineAndKey) {
     EXPECT_NE(err.find(c.expected), std::string::npos) << "config:\n"
                                                        << c.toml << "\nerror: " << err;
   }
+}
+
+TEST(AlertsConfigTomlTest, HttpsSinksTakeTlsFilesAndAFormat) {
+  AlertsConfig c;
+  ASSERT_EQ(load(R"([alerts]
+[[alerts.alertmanager]]
+url = "https://am.example:9093"
+ca_file = "/dev/null"
+client_cert = "/dev/null"
+client_key = "/dev/null"
+[[alerts.webhook]]
+url = "https://hooks.slack.com/services/T0/B0/x"
+format = "slack"
+[[alerts.webhook]]
+url = "https://events.pagerduty.com/v2/enqueue"
+format = "pagerduty"
+routing_key = "R0UT1NG"
+ca_file = "/dev/null"
+)",
+                 c),
+            "");
+  ASSERT_EQ(c.alertmanagers.size(), 1u);
+  EXPECT_EQ(c.alertmanagers[0].tls.ca_file, "/dev/null");
+  EXPECT_EQ(c.alertmanagers[0].tls.client_cert, "/dev/null");
+  EXPECT_EQ(c.alertmanagers[0].tls.client_key, "/dev/null");
+  ASSERT_EQ(c.webhooks.size(), 2u);
+  EXPECT_EQ(c.webhooks[0].format, WebhookFormat::kSlack);
+  EXPECT_EQ(c.webhooks[0].tls.ca_file, "");
+  EXPECT_EQ(c.webhooks[1].format, WebhookFormat::kPagerDuty);
+  EXPECT_EQ(c.webhooks[1].routing_key, "R0UT1NG");
+  EXPECT_EQ(c.webhooks[1].tls.ca_file, "/dev/null");
 }
 
 TEST(AlertsConfigTomlTest, DefaultRulesWithoutTheirWindowAreLeftOut) {

@@ -63,10 +63,26 @@ TEST(CliOptionsTest, UsageErrorsSayWhatIsWrong) {
             std::string::npos);
   EXPECT_NE(parse(parse_top_options, {"top", "--width", "wide"}).error.find("--width must be"),
             std::string::npos);
-  EXPECT_NE(parse(parse_top_options, {"top", "--url", "https://x"}).error.find("only http://"),
+  EXPECT_NE(parse(parse_top_options, {"top", "--url", "ftp://x"}).error.find("only http://"),
             std::string::npos);
+  EXPECT_NE(parse(parse_top_options, {"top", "--url", "https://x"}).error.find("use --once"),
+            std::string::npos);
+  EXPECT_EQ(parse(parse_top_options, {"top", "--ca-file="}).error, "--ca-file needs a PEM file");
   EXPECT_TRUE(parse(parse_top_options, {"top", "--help"}).help);
   EXPECT_TRUE(parse(parse_top_options, {"top", "-h"}).help);
+}
+
+TEST(CliOptionsTest, HttpsTakesACaFile) {
+  auto top = parse(parse_top_options, {"top", "--once", "--url", "https://sw.example:8443",
+                                       "--ca-file", "/etc/ca.pem"});
+  ASSERT_TRUE(top.options) << top.error;
+  EXPECT_TRUE(top.options->url.https);
+  EXPECT_EQ(top.options->ca_file, "/etc/ca.pem");
+  auto status =
+      parse(parse_status_options, {"status", "--url=https://sw.example", "--ca-file=c.pem"});
+  ASSERT_TRUE(status.options) << status.error;
+  EXPECT_TRUE(status.options->url.https);
+  EXPECT_EQ(status.options->ca_file, "c.pem");
 }
 
 TEST(CliOptionsTest, StatusFlags) {

@@ -27,10 +27,17 @@ TEST(EndpointUrlTest, ParsesHostPortAndPrefix) {
   ASSERT_TRUE(r.url) << r.error;
   EXPECT_EQ(r.url->host, "::1");
   EXPECT_EQ(r.url->port, "9");
+  EXPECT_EQ(r.url->url("/healthz"), "http://[::1]:9/healthz");
+
+  r = parse_endpoint_url("https://stallwatch.example/sw/");
+  ASSERT_TRUE(r.url) << r.error;
+  EXPECT_TRUE(r.url->https);
+  EXPECT_EQ(r.url->port, "443");
+  EXPECT_EQ(r.url->url("/api/v1/jobs"), "https://stallwatch.example:443/sw/api/v1/jobs");
 }
 
 TEST(EndpointUrlTest, RejectsWhatItCannotUse) {
-  for (const char* bad : {"127.0.0.1:8787", "https://h", "http://", "http://h:0", "http://h:99999",
+  for (const char* bad : {"127.0.0.1:8787", "ftp://h", "http://", "http://h:0", "http://h:99999",
                           "http://h:x", "http://u@h", "http://h/?q=1", "http://[::1"}) {
     const auto r = parse_endpoint_url(bad);
     EXPECT_FALSE(r.url) << bad;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "alerts/alert_rule.h"
+#include "http_client/http_client.h"
 
 namespace stallwatch::collector {
 
@@ -29,15 +30,23 @@ struct SinkDelivery {
 // `resend_interval` with endsAt = now + 4 x resend_interval, resolved ones
 // once with their endsAt.
 struct AlertmanagerSinkConfig {
-  std::string url;  // base URL, e.g. "http://127.0.0.1:9093"
+  std::string url;  // base URL, e.g. "http://127.0.0.1:9093" or "https://am.example"
   std::int64_t resend_interval_ns = 60 * kAlertSecond;
+  TlsOptions tls;  // ca_file, client_cert, client_key
   SinkDelivery delivery;
 };
 
-// POST of the Alertmanager webhook payload (version 4) to any URL.
+// What a webhook sends: the Alertmanager webhook payload (version 4), a
+// Slack incoming-webhook message, or a PagerDuty Events API v2 event.
+enum class WebhookFormat { kGeneric, kSlack, kPagerDuty };
+
+// POST of one of the WebhookFormat payloads to any URL.
 struct WebhookSinkConfig {
   std::string url;
+  WebhookFormat format = WebhookFormat::kGeneric;
   std::string receiver = "stallwatch";
+  std::string routing_key;              // PagerDuty's integration key; format = pagerduty only
+  TlsOptions tls;                       // ca_file, client_cert, client_key
   AlertLabels headers;                  // extra request headers, e.g. Authorization
   std::int64_t repeat_interval_ns = 0;  // re-send firing alerts; 0 = only on transitions
   SinkDelivery delivery;
