@@ -52,7 +52,8 @@ TEST(ExampleConfig, EveryCommentedOutSettingIsAcceptedToo) {
                         std::chrono::milliseconds(15000)});
   ASSERT_TRUE(daemon.start()) << daemon.log() << "\n" << out.str();
   EXPECT_EQ(daemon.get("/api/v1/status").status, 200);
-  EXPECT_NE(daemon.log().find("alerts: 1 rule(s), notifying log, alertmanager, webhook, exec"),
+  EXPECT_NE(daemon.log().find(
+                "alerts: 1 rule(s), notifying log, alertmanager, webhook, slack, pagerduty, exec"),
             std::string::npos)
       << daemon.log();
 }
