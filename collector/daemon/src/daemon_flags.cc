@@ -8,6 +8,7 @@ const char* daemon_usage() {
   return "usage: stallwatchd [--config FILE] [--ingest ENDPOINT]... [--curve ENDPOINT]...\n"
          "                   [--allow-list FILE] [--insecure-plaintext-remote] [--state-dir DIR]\n"
          "                   [--http HOST:PORT] [--journal DIR] [--log-level LEVEL]\n"
+         "                   [--help] [--version]\n"
          "       stallwatchd keygen [--state-dir DIR]   print the collector's public key\n"
          "       stallwatchd keygen --agent FILE        make an agent key pair (FILE, FILE.pub)\n"
          "\n"
@@ -23,7 +24,9 @@ const char* daemon_usage() {
          "                     $STATE_DIRECTORY, else ~/.local/state/stallwatch)\n"
          "  --http HOST:PORT   dashboard and API address (default 127.0.0.1:8787)\n"
          "  --journal DIR      keep received batches on disk, replayable later\n"
-         "  --log-level LEVEL  trace, debug, info, warn, error or off (default info)\n";
+         "  --log-level LEVEL  trace, debug, info, warn, error or off (default info)\n"
+         "  --help             print this text and exit\n"
+         "  --version          print the version and exit\n";
 }
 
 std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& flags) {
