@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every third-party dependency is found here, once, from Debian packages
 # (scripts/install-deps.sh). Nothing is downloaded at configure or build time.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # stallwatch_install_configured(TEMPLATE <file.in> RENAME <name> DESTINATION <dir>
 #                               [COMPONENT <component>])
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The project's compiler warnings, in one place: every target defined in this
 # project gets them (add_compile_options in the top directory); a project that
 # consumes stallwatch as a subproject does not. The presets add only

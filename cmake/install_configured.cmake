@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install-time half of stallwatch_install_configured() (StallwatchInstallConfigured.cmake):
 # runs inside cmake_install.cmake, where CMAKE_INSTALL_PREFIX is the prefix
 # being installed to. Configures SW_TEMPLATE to SW_OUTPUT and installs it to

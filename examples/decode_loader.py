@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A loader busy preprocessing: every sample is a small file already in the page
 cache (reading it takes microseconds) followed by heavy CPU decoding, so the
 DataLoader workers spend their time computing, not in ``read``.

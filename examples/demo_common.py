@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared parts of the data-loader examples: generated data files, the model and
 the training loop. Plain PyTorch and NumPy; nothing here knows about stallwatch.
 """

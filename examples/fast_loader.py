@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A well-overlapped training loop (the "after" of Nsight Systems' data-loader exercise).
 
 The samples are decoded once into an in-memory cache; worker processes do the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A data-starved training loop (the "before" of Nsight Systems' data-loader exercise).
 
 Every sample is read from its own file and run through an expensive filter on

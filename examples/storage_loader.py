@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A loader blocked in storage: every sample is read from "remote storage" that
 delivers it slowly, so the DataLoader workers spend their time inside ``read``.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The README's demo command. Installs what is missing, builds what the demo
 # needs, starts stallwatchd, trains a real PyTorch model with a slow and then a
 # fast data loader under `python -m stallwatch.run` (no change to the scripts),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs exactly what stallwatch's build, tests and demo need, from Debian 12
 # packages (and the web page's npm packages from package-lock.json).
 # Idempotent: packages already present are skipped; safe to re-run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "activity_interval.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "activity_sink.h"
 
 #include <cxxabi.h>

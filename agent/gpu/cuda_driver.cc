@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cuda_driver.h"
 
 #include <dlfcn.h>

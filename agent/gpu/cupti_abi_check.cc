@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compile-time proof that cupti_abi.h agrees with the CUPTI headers whenever
 // they are on the include path: every constant, and the prefix offsets of
 // each record version the parser may meet. Without the headers this file

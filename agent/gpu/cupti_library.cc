@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cupti_library.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cupti_record_parser.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cupti_source.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C ABI of the device activity sources: sw_gpu_start, sw_gpu_stop,
 // sw_gpu_get_stats, sw_gpu_describe (the recording calls sw_complete_on and
 // sw_counter_f64_on live with the other hot paths in src/api_record.cc).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu_manager.h"
 
 #include <unistd.h>

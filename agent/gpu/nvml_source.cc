@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml_source.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "path_filter.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The POSIX calls of libstallwatch_posix.so: each wrapper looks its
 // descriptor up in fd_table (or checks its path at open time), calls the C
 // library, and records a region only for traced files (capture.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The stdio calls of libstallwatch_posix.so (cat STDIO). The C library's
 // streams call the kernel through internal entry points, so a traced fread
 // is one STDIO region, never also a POSIX read.

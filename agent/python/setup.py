@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """setuptools glue for the stallwatch wheel (metadata: pyproject.toml).
 
 The extension is not compiled here: build_support.native_build takes the one

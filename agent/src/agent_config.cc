@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "agent_config.h"
 
 #include <sys/stat.h>

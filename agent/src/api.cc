@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C ABI outside the recording hot path: status strings, configuration,
 // lifecycle, names, clock and statistics. Every function catches everything.
 

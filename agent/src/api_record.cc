@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recording hot path of the C ABI. In the running state a call is: one
 // relaxed load of the process state word, the calling thread's buffer
 // pointer (initial-exec TLS), one clock read and one 32-byte store into a

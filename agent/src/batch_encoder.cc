@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "batch_encoder.h"
 
 #include <algorithm>

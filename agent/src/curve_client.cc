@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "curve_client.h"
 
 #include <sys/stat.h>

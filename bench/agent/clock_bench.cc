@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one timestamp costs on this machine: the vDSO clock_gettime() against
 // the TSC read the agent's hot path uses when the TSC is invariant (see
 // ProcessClock), and sw_now_ns() (TSC + conversion). Decides the clock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Encoding alone: Records -> one finished Batch frame (BatchEncoder: name
 // mapping, tick conversion, FlatBuffers), 8192 events with 16 names per
 // batch, no ZeroMQ. The part of the sender's cost that is ours.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's CPU cost per CUPTI activity record, without a GPU: parsing a
 // record (any CUPTI layout since CUDA 9.0), mapping its timestamps onto the
 // agent's clock and placing it on its stream lane (parse_map); and that plus

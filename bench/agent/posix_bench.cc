@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Added cost of the POSIX capture (libstallwatch_posix.so) per 4 KiB pread of
 // a file in the page cache: the C library's pread called directly (bare), the
 // interposed pread on a descriptor the capture does not trace (untraced: one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ns per region (sw_region_begin + sw_region_end) on the recording hot path,
 // with the collector connected (a PULL socket drained by another thread),
 // absent (nothing listens on the endpoint) and with the agent disabled; 1 and

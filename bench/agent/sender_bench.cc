@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sender throughput: events per second drained from the rings, encoded into
 // full Batches (8192 events) and sent over ipc to a PULL socket drained by
 // another thread, through the real agent (libstallwatch.so).

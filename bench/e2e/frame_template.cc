@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "frame_template.h"
 
 #include <time.h>

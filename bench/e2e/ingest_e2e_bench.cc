@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // End-to-end ingest throughput: several sender processes push pre-encoded
 // full batches (8192 events of a realistic training loop, BatchEncoder
 // output moved forward in time in place) as fast as ZeroMQ takes them, with

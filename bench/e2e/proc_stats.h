@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // What /proc says about a process: CPU time per thread (to check how much of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scale: many simulated ranks streaming like real agents into one stallwatchd
 // with its default configuration (windows 10 s / 60 s / 300 s, tick 500 ms).
 // Sender processes each play a share of the ranks; every rank sends one

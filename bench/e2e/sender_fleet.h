@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A fleet of forked sender processes for the end-to-end benchmarks. Each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Engine benchmarks over simulated time (nothing sleeps):
 //   BM_Ingest/0  ns per event for in-order batches of a typical training loop
 //   BM_Ingest/1  the same with every worker batch arriving one slice (100 ms) late

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The daemon's per-event path without the daemon: exactly the frames of
 // bench_e2e_ingest (bench/e2e FrameTemplate: 8192 realistic training-loop
 // events per frame, 100 ms of simulated time, 32 ranks), each one taken

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Synthetic training-loop events for engine benchmarks: per rank a main

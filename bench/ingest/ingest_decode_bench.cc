@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Throughput of the collector's ingest decode path: FrameValidator plus
 // BatchDecoder (validate, decode, intern) on full batches (8192 events, a few
 // dozen names) and small ones (64 events), side by side with a memcpy of the

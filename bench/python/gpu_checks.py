@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The GPU sources' behaviour on a real GPU, in one run of a few minutes: what
 the GPU-free tests check against models of CUDA, CUPTI and NVML (tests/unit/gpu,
 tests/python), checked against the real ones. Prints each measurement, then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The GPU device sources on a machine with an NVIDIA GPU: agreement with a
 torch.profiler ground truth, and overhead on step time. Prints its figures and
 ends with one JSON line. Without a CUDA device it says so in that line and

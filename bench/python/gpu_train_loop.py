@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GPU-bound training steps, for the device sources' overhead on step time.
 
 A small conv net trains on synthetic batches that already live on the GPU (no

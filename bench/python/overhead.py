@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Training-step overhead of zero-code instrumentation on a real PyTorch CPU loop.
 
 1. Runs train_step_loop.py alternately plain and under `python -m

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs a Python script under torch.profiler and writes its Kineto trace.
 
 The ground truth of bench/python/gpu_sources.py: the trace of a run, read by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Cost of one region from Python: stallwatch's `with ai.compute.forward:` side by side
 with a bare __slots__ context manager taking two perf_counter_ns timestamps, plus
 the raw extension calls.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The workload of overhead.py: a PyTorch CPU training loop with no stallwatch code.
 
 An MLP on in-memory data through a DataLoader (num_workers=0), SGD. Prints one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Times `stallwatch analyze` (run_analyze, --json) on the given traces in this
 // process and prints one JSON line: inflated MB/s (per wall second and per CPU
 // second of the analysis, all threads), events/s, the process's peak RSS, and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """DFAnalyzer's exact summary of dftracer traces, written the straightforward
 way with Python's json module and pandas: the baseline the C++ analyze path is
 benchmarked against (bench/replay/run_bench.py). Same metrics and the same

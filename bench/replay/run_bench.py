@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Analyze throughput benchmark: `stallwatch analyze` (C++, in process through
 replay_analyze_bench) next to a plain Python + pandas implementation of the
 same DFAnalyzer metrics (pandas_summary.py), side by side in one run, on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes a synthetic dftracer trace for the analyze benchmark: one file per
 // rank in the newline-delimited dialect (integer "ph", "type" column, hex
 // hhash), shaped like a DLIO/PyTorch training loop: per step a main-thread

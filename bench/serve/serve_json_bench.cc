@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one tick costs the server for a big job: 256 ranks x (10s, 60s, 300s,
 // total) serialized as the job-detail JSON (the WebSocket payload of a
 // subscribed tab and GET /api/v1/jobs/{job}), the jobs list, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes a help2man include file (-DOUTPUT) with a COMMANDS section holding
 # `PROGRAM <command> --help` for each of -DCOMMANDS (comma-separated), so
 # that the man page shows each subcommand's own --help text.

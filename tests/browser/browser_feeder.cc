@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // browser_feeder: one rank of a data-starved training job for the browser
 // tests, recorded with the real agent library (libstallwatch.so) and sent
 // wherever --collector points. Each step of the main thread:

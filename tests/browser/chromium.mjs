@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Headless Debian Chromium through playwright-core (never a downloaded
 // browser), and a page wrapper that records every console error or warning,
 // uncaught page error and failed request with the time it happened, so a test

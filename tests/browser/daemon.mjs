@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs a real stallwatchd for a browser test: loopback ports chosen up front
 // (so a restart can reuse them), a temp config with short windows and ticks,
 // output captured for the failure message. Test-only.

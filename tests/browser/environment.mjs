@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the browser tests run against, from the environment ctest sets
 // (tests/browser/CMakeLists.txt). Exits the process with 77, which ctest
 // reports as "Skipped", when Chromium or playwright-core is not installed;

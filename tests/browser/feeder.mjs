@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Starts browser_feeder processes (one per rank of a data-starved job, real
 // agent library) against a daemon's ingest endpoint, and stops them with
 // SIGTERM so each sends its final batch. Test-only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard against a real stallwatchd fed by the real agent: two ranks
 // of a data-starved job (browser_feeder). One daemon and one browser for the
 // whole file; the steps run in order and build on each other:

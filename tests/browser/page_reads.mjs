@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads what the dashboard shows, straight from its DOM (the texts a user
 // sees, plus the data-* attributes the page keeps for tools: data-value on
 // table cells, data-tick on the job view, data-points on charts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard survives a daemon restart: with a live job open, stallwatchd
 // is stopped (the page must say "reconnecting…" and dim its stale figures),
 // then started again on the same HTTP and ingest ports with no state (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks the user documentation: README.md and docs/*.md.
 
   check_docs.py check REPO [--stallwatchd PATH] [--cli PATH] [--pythonpath DIR]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "crafted_frames.h"
 
 #include <stallwatch/protocol.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Frames an integration test sends to stallwatchd by hand, valid or broken on

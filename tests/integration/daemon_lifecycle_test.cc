@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stallwatchd as an operator sees it: signals stop it cleanly, and a bad
 // configuration or a taken port stops it at once with a message that names
 // the culprit and a distinct exit status.

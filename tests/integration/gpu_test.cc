@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU sources end to end: the real agent library with its CUPTI source (or
 // CUDA-event spans) and NVML counters, on the fake CUDA libraries, reporting
 // to a real stallwatchd. The daemon must show the declared device source,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Hostile bytes on stallwatchd's ingest sockets while a healthy agent runs:
 // every invalid frame is counted under its reason in /api/v1/status and
 // /metrics, an oversized frame only costs its sender the connection, and the

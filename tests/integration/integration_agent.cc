@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // integration_agent: a scripted training loop for the integration tests. It
 // links the real agent library (libstallwatch.so), connects wherever
 // STALLWATCH_COLLECTOR points, and replays a known schedule:

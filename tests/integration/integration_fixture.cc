@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "integration_fixture.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // integration_gpu_agent: a training loop with a GPU, for the integration
 // tests, on a machine without one. It links the real agent library and starts
 // its GPU sources on the fake libcupti / libnvidia-ml.so.1 of tests/unit/gpu

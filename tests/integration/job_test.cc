@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Several ranks of one job on a real stallwatchd: job aggregates over the
 // ranks, and rank states as processes exit cleanly or die.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loss is always visible: events an agent had to drop, and batches lost on
 // the way (sequence gaps), show per rank, per job, in the totals and in
 // /metrics.

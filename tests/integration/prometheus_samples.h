@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Reads Prometheus text format 0.0.4 (what GET /metrics serves) into samples,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Agents on other hosts, simulated on this machine: 127.0.0.2 is the
 // collector's CURVE endpoint, the agents connect from 127.0.0.3 and name
 // their host with the agent's test-only setting. Keys, refusals and their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A real stallwatchd driven by the real agent library replaying known
 // training-loop schedules: the API shows each schedule's stall while it runs
 // and, once the agent has exited, exactly what the agent recorded.

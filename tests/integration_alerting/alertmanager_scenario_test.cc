@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A starving scripted rank against a real stallwatchd, a real Alertmanager
 // (Debian prometheus-alertmanager) and test receivers: the DataStarved alert
 // reaches Alertmanager, the webhook receiver and the exec sink, and resolves

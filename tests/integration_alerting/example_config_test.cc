@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // systemd/stallwatchd.toml, the shipped example, in the real daemon: as
 // shipped, and with every commented-out setting ("#key = ...") switched on.
 // Also: a broken [alerts] section stops the daemon with file:line:key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "external_tools.h"
 
 #include <sys/wait.h>

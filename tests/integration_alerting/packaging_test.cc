@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The systemd/ packaging checked with the real tools, without starting a
 // daemon: systemd-analyze verify on the unit, promtool on the alerting rules
 // (syntax and behaviour), the Grafana dashboard against the metric names

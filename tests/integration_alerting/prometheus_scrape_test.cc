@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stallwatchd's /metrics against the real Prometheus tools (Debian
 // `prometheus`): `promtool check metrics` on live scrapes with ranks, and a
 // real Prometheus scraping the daemon every second with the shipped rules

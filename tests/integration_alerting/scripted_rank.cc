@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "scripted_rank.h"
 
 #include <zmq.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Streams one rank's events to a stallwatchd ingest endpoint in real time, as

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Fails when a C/C++ file of the project is not formatted as .clang-format says.
 
 Runs `clang-format --dry-run -Werror` over every .c/.cc/.h/.hpp file under the

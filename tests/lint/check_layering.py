@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that every #include follows the layering of docs/design.md.
 
 Each component keeps its public headers in <root>/include/<name>/ and the rest

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Licence checks of the source tree.
 
   check_licence.py notices REPO [WEB_ASSETS_MANIFEST]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A project outside the tree builds against an installed stallwatch, both ways a
 consumer would: find_package(stallwatch) and `pkg-config stallwatch`.
 

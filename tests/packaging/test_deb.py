@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Debian package (packaging/CMakeLists.txt) as built by CPack from this build tree.
 
 * lintian finds no error in it;

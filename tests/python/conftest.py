@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fixtures for the Python agent tests.
 
 ctest sets STALLWATCH_TEST_PYTHONPATH (the built package) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A real stallwatchd on free loopback ports for the end-to-end tests.
 
 ``daemon`` (a pytest fixture, module scope) yields ``(http_base_url, ingest_endpoint)``

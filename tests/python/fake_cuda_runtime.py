@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A model of ``torch.cuda`` that keeps the CUDA runtime's rules, for the
 CUDA-event span tests on machines without a GPU.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Test support for the POSIX capture: where the built library and probe are, and how
 to read regions (BEGIN value = file id, END value = bytes) back from captured events."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Copies the wire schema with its namespace renamed, so the Python code flatc
 # generates for the tests (package `swtest.wire`) cannot collide with the
 # `stallwatch` package under test. Called with -DIN=<fbs> -DOUT=<fbs>.

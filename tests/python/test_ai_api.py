@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`from stallwatch import ai`: every API style emits exactly the expected events.
 
 Each test runs a snippet in a fresh process whose agent sends to a capture

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The pydftracer AI logging loop produces exactly pydftracer's event count.
 
 Mapping (see the stallwatch package docstring): each pydftracer complete

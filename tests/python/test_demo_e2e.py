@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """End to end: the examples under `python -m stallwatch.run` reach their verdicts in a
 real stallwatchd, read back through its HTTP API (docs/api.md).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """CUDA-event spans without a GPU: the SpanResolver and CudaEventSpans against
 fake_cuda_runtime.FakeCuda, a model of ``torch.cuda`` that keeps the runtime's
 rules (calls act on the calling thread's current device and create a context

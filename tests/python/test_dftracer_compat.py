@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pydftracer's dft_fn/dftracer API and the opt-in `dftracer` import alias."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """End to end through a real stallwatchd: a rank whose agent runs the fake
 CUPTI reports ``device_source: cupti``, and its data stall is measured against
 the GPU's busy time (FETCH \\ DEVICE_BUSY), not against compute regions.

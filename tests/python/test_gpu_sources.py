@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GPU activity sources from Python, without a GPU: the fake libcupti and
 libnvidia-ml.so.1 built in tests/unit/gpu/fakes stand in for CUDA's.
 

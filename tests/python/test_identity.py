@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Job and rank identity as seen on the wire and by children."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """stallwatch._native: the C Region type and the per-thread region stack."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libstallwatch_posix.so on a real program (posix_probe): every interposed call keeps
 its result and errno (EINTR and partial reads included) and the program's output is
 byte-identical with and without the preload; the calls on data files arrive as regions

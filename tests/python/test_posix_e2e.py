@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """End to end through a real stallwatchd: the two example loaders under
 ``python -m stallwatch.run --posix`` fill the live io_seconds and
 unoverlapped_io_seconds (DFAnalyzer's fields) from the captured POSIX calls.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """DataLoader workers under fork, spawn and forkserver report their POSIX I/O when the
 loop runs under ``python -m stallwatch.run --posix``: examples/storage_loader.py reads
 every sample from its own throttled pipe, and each pipe's captured read bytes are exactly

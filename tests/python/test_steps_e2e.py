@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Steps counted exactly, end to end through a real stallwatchd.
 
 A rank's ``steps`` over the run must equal the batches it trained: with

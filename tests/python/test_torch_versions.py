@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """stallwatch.torch's PyTorch-version branches record the same loop alike.
 
 Every version-dependent choice in stallwatch.torch is made by feature

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Data-loader workers under fork, spawn and forkserver report their own regions.
 
 Workers must arrive as role `worker` of the same (job, rank), with the main

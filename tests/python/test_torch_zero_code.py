@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`python -m stallwatch.run`: zero-code PyTorch instrumentation of an unmodified script.
 
 The script (scenarios/torch_train.py) trains an MLP with num_workers=0; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The wheel itself: tags and metadata, every module of the package, and native files
 that need nothing from the system but glibc.
 

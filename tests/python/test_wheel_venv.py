@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The wheel in a fresh venv of one CPython version, against a real stallwatchd.
 
 STALLWATCH_TEST_WHEEL_PYTHON picks the version ("3.8" ... "3.13"; ctest runs one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The wheel under test and fresh virtual environments to install it in.
 
 STALLWATCH_TEST_WHEEL names the wheel (built by the stallwatch_wheel target);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Test support: receive what agents send and decode it.
 
 ``Capture`` binds a ZeroMQ PULL socket on a free loopback port (the agents

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Runs a real stallwatchd for an integration test: free loopback ports, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "http_get.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A minimal blocking HTTP/1.1 client for tests (POSIX sockets, Connection:

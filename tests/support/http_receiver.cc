@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "http_receiver.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A tiny HTTP/1.1 server on 127.0.0.1 for tests that need something to POST

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Real TLS for the tests: a throw-away PKI made with `openssl` (tls/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test_env.h"
 
 #include <netinet/in.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "trace_files.h"
 
 #include <zlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A minimal blocking WebSocket (RFC 6455) client for integration tests:

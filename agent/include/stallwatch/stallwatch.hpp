@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // stallwatch agent: a thin, header-only C++ wrapper over the C ABI in

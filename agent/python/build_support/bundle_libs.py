@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Makes the wheel's native files self-contained, the way auditwheel repairs a wheel.
 
 Every shared library the extension needs (the agent's ZeroMQ, and what ZeroMQ

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds the stallwatch wheel from a CMake build's native files (target ``stallwatch_wheel``).
 
     python3 make_wheel.py --extension _native.abi3.so --agent libstallwatch.so.0 \\

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Where the wheel's two native files come from.
 
 * ``stallwatch/_native.abi3.so``: the extension (agent/python/src), built against

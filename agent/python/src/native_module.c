@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * stallwatch._native: the Python binding of the agent's public C ABI
  * (agent/include/stallwatch/stallwatch.h) and nothing more. Python marks

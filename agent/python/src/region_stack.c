@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "region_stack.h"
 
 #include <pthread.h>

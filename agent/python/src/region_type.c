@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "region_type.h"
 
 #include <stallwatch/stallwatch.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 /* CPython's type and module slots store functions as void*. ISO C has no such

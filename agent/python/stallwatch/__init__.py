@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """stallwatch: is the accelerator waiting for data, and why? -- the Python agent.
 
 Mark regions in a training process; the C agent (libstallwatch) records them

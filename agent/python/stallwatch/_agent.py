@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The native agent as the rest of the package sees it.
 
 Loads :mod:`stallwatch._native` (the binding of the C agent). When it cannot be

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The ``ai`` tree: pydftracer's categories and events as :class:`DFTracerAI` nodes.
 
 ``ai`` is the root (``ai_root``); ``ai.compute.forward`` is the node named

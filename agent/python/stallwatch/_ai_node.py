@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One node of the ``ai`` tree: :class:`DFTracerAI`, pydftracer's AI logging node.
 
 A node is a subclass of the C type ``stallwatch._native.Region``: ``with

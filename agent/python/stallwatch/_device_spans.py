@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Device spans from pairs of device events, resolved off the training thread.
 
 Events recorded around a step's device work (``stallwatch.torch`` records

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Job and rank identity (docs/design.md, "Identity and time"), fixed once per process tree.
 
 The job id is ``STALLWATCH_JOB``, else ``TORCHELASTIC_RUN_ID``, else

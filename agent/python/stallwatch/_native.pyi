@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Type stub of the extension stallwatch._native (agent/python/src/native_module.c)."""
 
 from typing import Any, Dict, Mapping, Optional, Tuple, Union

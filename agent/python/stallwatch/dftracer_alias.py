@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Opt-in alias: ``import dftracer...`` resolves to stallwatch when dftracer is absent.
 
 With the alias installed, DFTracer-annotated code runs unchanged::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pydftracer's function-level API (``dft_fn``, ``dftracer``) over the stallwatch agent.
 
 Code annotated for DFTracer/DFAnalyzer runs unchanged except for its import

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """``python -m stallwatch.run [--posix] [--transfer] [--gpu MODE] [-m module | script.py] [args...]``:
 run a training script with zero-code PyTorch instrumentation.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The JSON the sinks send: Alertmanager's API v2 alert list (POST

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alerts/alerting.h"
 
 #include <spdlog/spdlog.h>

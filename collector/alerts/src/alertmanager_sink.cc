@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alertmanager_sink.h"
 
 #include "alert_json.h"

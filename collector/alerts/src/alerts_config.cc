@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alerts/alerts_config.h"
 
 #include <set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Annotation templates: text with `{placeholder}` fields filled in from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "default_rules.h"
 
 namespace stallwatch::collector {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "log_sink.h"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alerts/rate_limiter.h"
 
 #include <algorithm>

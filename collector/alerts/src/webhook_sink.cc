@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "webhook_sink.h"
 
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "analyze/analyze_command.h"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "dfanalyzer_bins.h"
 
 #include <algorithm>

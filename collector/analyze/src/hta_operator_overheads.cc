@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hta_operator_overheads.h"
 
 #include <algorithm>

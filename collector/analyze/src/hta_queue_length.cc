@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hta_queue_length.h"
 
 #include <map>

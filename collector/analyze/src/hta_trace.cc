@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hta_trace.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Exact arithmetic on unions of half-open time intervals [start, end), in ns.

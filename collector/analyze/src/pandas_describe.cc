@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pandas_describe.h"
 
 #include <algorithm>

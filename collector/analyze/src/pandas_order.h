@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The orderings and statistics HTA's results depend on, computed the way

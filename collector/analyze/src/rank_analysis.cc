@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "rank_analysis.h"
 
 namespace stallwatch::collector {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "rank_scheduler.h"
 
 #include <algorithm>

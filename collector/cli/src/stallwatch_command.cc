@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "stallwatch_command.h"
 
 #include <cstdio>

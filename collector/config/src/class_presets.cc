@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/class_presets.h"
 
 namespace stallwatch::collector {

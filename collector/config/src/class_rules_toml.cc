@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/class_rules_toml.h"
 
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/duration.h"
 
 #include <charconv>

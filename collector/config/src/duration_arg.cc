@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/duration_arg.h"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "config/toml_fields.h"
 
 #include <charconv>

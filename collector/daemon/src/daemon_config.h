@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Everything stallwatchd can be told, from defaults, an optional TOML file and

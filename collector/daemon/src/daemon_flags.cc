@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "daemon_flags.h"
 
 #include <string_view>

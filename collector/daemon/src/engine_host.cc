@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine_host.h"
 
 namespace stallwatch::collector {

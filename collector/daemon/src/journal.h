@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The journal: every valid frame stallwatchd receives, appended to segment

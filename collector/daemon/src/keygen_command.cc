@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "keygen_command.h"
 
 #include <cstdio>

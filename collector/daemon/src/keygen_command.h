@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // `stallwatchd keygen`: the collector's CURVE key pair and agents' key pairs

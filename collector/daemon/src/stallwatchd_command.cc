@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "stallwatchd_command.h"
 
 #include <signal.h>

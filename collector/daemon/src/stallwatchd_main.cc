@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "stallwatchd_command.h"
 
 int main(int argc, char** argv) {

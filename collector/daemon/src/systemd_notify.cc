@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "systemd_notify.h"
 
 #if defined(STALLWATCH_HAVE_SYSTEMD)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // sd_notify(3) messages for `Type=notify` units (systemd/stallwatchd.service):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "batch_coverage.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/batch_preparer.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/cell_data.h"
 
 namespace stallwatch::collector::detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "class_cache.h"
 
 namespace stallwatch::collector::detail {

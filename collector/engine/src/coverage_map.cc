@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "coverage_map.h"
 
 namespace stallwatch::collector::detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/event_class.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "finalized_counters.h"
 
 #include "rank_sources.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu_counter_tracker.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/metric_fields.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/name_table.h"
 
 namespace stallwatch::collector {

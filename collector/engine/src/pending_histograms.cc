@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pending_histograms.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "step_tracker.h"
 
 #include <algorithm>

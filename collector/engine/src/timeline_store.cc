@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/timeline_store.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes the seed corpus of validator_fuzz: valid frames from BatchEncoder,
 // small enough for fast fuzzing, covering every event kind, flags, names and
 // source fields. Usage: ingest_fuzz_seeds DIR (created if missing).

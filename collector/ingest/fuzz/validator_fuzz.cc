@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: any byte sequence through BatchDecoder (FrameValidator,
 // then decoding and name interning). Sanitizers catch memory errors; on top,
 // the target aborts unless

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/batch_decoder.h"
 
 #include <stallwatch/protocol.h>

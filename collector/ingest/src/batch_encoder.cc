@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/batch_encoder.h"
 
 #include <stallwatch/protocol.h>

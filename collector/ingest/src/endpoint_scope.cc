@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/endpoint_scope.h"
 
 #include <arpa/inet.h>

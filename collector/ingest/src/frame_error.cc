@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/frame_error.h"
 
 namespace stallwatch::collector {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/handshake_rejection.h"
 
 namespace stallwatch::collector {

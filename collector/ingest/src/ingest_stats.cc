@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/ingest_stats.h"
 
 #include <numeric>

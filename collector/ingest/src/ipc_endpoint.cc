@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/ipc_endpoint.h"
 
 #include <sys/socket.h>

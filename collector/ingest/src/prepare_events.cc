@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BatchDecoder::prepare_events: stallwatchd's one pass over a frame's events
 // (check each against the protocol rules, classify it, gather the Complete
 // regions for the engine, copy only the events the engine walks one by one).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pull_socket.h"
 
 #include <stallwatch/protocol.h>

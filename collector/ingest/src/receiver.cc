@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/receiver.h"
 
 #include <zmq.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "zap_handler.h"
 
 #include <zmq.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "keys/allow_list.h"
 
 #include <stallwatch/curve_key.h>

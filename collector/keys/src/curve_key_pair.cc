@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "keys/curve_key_pair.h"
 
 #include <stallwatch/curve_key.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "keys/key_files.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "keys/state_dir.h"
 
 #include <sys/stat.h>

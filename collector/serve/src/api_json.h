@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // JSON bodies of the endpoints that are not a plain snapshot view

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bearer_auth.h"
 
 #include <cctype>

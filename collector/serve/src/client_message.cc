@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "client_message.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu_counters_json.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "serve/http_server.h"
 
 #include <boost/asio/executor_work_guard.hpp>

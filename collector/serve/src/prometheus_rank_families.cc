@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "prometheus_rank_families.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "serve/prometheus_text.h"
 
 #include <array>

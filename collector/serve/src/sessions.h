@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Private to collector/serve: the Boost.Beast connection classes. Included

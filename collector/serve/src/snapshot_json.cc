@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "serve/snapshot_json.h"
 
 #include <algorithm>

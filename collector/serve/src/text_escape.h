@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Escaping for the two text formats the server writes. Both replace invalid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tick_frames.h"
 
 #include "api_json.h"

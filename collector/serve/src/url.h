@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Request-target parsing for the HTTP router: path/query split, path

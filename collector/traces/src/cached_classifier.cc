@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/cached_classifier.h"
 
 #include "quick_hash.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "dftracer_record.h"
 
 #include "traces/json_value.h"

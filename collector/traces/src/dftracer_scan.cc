@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fast path of the dftracer reader: a forward-only scanner for the compact
 // JSON subset dftracer writes. It reads words, not bytes, where it can: keys
 // are recognized by one masked 8-byte comparison, integers are parsed eight

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/job_stream.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "json_object_scanner.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/json_value.h"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "kineto_reader.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/rank_workers.h"
 
 #include <sched.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/shipping_sink.h"
 
 namespace stallwatch::collector {

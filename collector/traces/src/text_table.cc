@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/text_table.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/trace_plan.h"
 
 #include <algorithm>

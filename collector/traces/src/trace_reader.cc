@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/trace_reader.h"
 
 #include <regex>

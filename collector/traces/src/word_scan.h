@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Word-at-a-time helpers of the dftracer line scanner (dftracer_scan.cc):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The client-side view of docs/api.md: plain structs the terminal dashboard

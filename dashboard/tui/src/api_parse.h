@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Parsing of the daemon's JSON bodies (docs/api.md) into api_model.h structs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api_paths.h"
 
 #include "endpoint_url.h"

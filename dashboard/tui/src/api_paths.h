@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Request paths of the API endpoints the TUI reads (docs/api.md), with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A frame of the terminal dashboard as styled text, independent of ncurses:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Command-line options of `stallwatch top` and `stallwatch status`, with the

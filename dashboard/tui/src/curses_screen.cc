@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "curses_screen.h"
 
 #include <curses.h>

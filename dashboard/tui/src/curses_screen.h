@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The terminal under ncurses (wide-character build): sets it up on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "detail_view.h"
 
 #include <algorithm>

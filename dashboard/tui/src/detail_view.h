@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The rank detail's body (key Enter): who the rank is (state, processes,

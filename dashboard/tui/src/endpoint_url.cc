@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "endpoint_url.h"
 
 #include "http_client/http_url.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The collector's base URL as the TUI uses it: `http[s]://HOST[:PORT][/PREFIX]`

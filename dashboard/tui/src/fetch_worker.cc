@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fetch_worker.h"
 
 #include <algorithm>

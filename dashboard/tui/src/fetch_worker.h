@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Runs the TUI's on-demand HTTP GETs (history seeds, timelines) on one

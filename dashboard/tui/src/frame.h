@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // One whole screen of `stallwatch top`: the title line (URL, window, sort,

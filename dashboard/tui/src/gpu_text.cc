@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu_text.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A rank's NVML readings (docs/api.md GpuCounters) as the terminal dashboard

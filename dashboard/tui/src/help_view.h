@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The help view's body (key h): keys, what each verdict and colour means,

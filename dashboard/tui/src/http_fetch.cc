@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "http_fetch.h"
 
 #include "api_parse.h"

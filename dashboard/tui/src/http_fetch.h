@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // One blocking HTTP(S) GET to the collector's API through the shared HTTP

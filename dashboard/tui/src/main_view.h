@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The main view's body: the jobs table, then the selected job's ranks with

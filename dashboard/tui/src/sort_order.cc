@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sort_order.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The rank table's sort orders (key `s` cycles them). Each order puts the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Block-character miniatures: a sparkline of a ratio's recent history and a

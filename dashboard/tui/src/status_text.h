@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The plain-text report of `stallwatch status`: the daemon (version, uptime,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The TUI's WebSocket link to /api/v1/stream (docs/api.md). Owns one network

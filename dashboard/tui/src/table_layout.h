@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Column layout for the dashboard's tables: which columns fit a terminal of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "terminal_probe.h"
 
 #include <langinfo.h>

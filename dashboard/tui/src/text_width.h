@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Terminal-column arithmetic for UTF-8 text: display width, fitting into a

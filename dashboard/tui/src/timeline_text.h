@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The rank detail's text timeline: the last seconds of regions drawn as one

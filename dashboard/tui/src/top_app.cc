@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "top_app.h"
 
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The live `stallwatch top`: wires the WebSocket stream, the background

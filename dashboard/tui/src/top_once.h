@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // `stallwatch top --once`: fetches the job list, the selected job's detail,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // What the user has chosen in `stallwatch top`: the view, the job and rank

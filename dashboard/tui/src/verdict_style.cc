@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "verdict_style.h"
 
 namespace stallwatch::tui {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The colour role of each verdict, state, device source and alert, shared by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Turns the dashboard's files into one C++ source holding each file as a char
 # array (character literals, not one string literal: clang -Wpedantic rejects
 # string literals over 64 KiB), plus the table that find_web_asset() searches.

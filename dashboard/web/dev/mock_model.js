@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Development only: a deterministic simulation of a few training jobs that
 // produces bodies shaped like docs/api.md, so the page can be built and
 // looked at before stallwatchd serves it. Values are smooth functions of time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Development only: serves the page from this folder and a simulated API
 // (mock_model.js) shaped like docs/api.md, including the /api/v1/stream
 // WebSocket, so the page can be developed without stallwatchd. The browser

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Development only: opens a page URL in Debian's Chromium through
 // playwright-core, waits, prints console errors and saves a screenshot.
 //   node dev/screenshot.js URL OUT.png [--dark] [--wait MS] [--width W] [--height H] [--full]

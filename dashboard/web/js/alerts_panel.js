@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The alerts panel: firing, then pending, then resolved alerts from
 // GET /api/v1/alerts and every tick. In a job view it lists that job's alerts
 // and counts the others. Shows an explicit "no alerts" state. Rebuilt from

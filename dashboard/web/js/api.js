@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // REST client for the stallwatchd API (docs/api.md). Same origin as the page.
 // When the daemon needs a bearer token, open the page once as /?token=...:
 // the token is kept for this tab (sessionStorage) and sent as a header here

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reconnect delays for the WebSocket: exponential from `base` ms up to `max`
 // ms, with +/- `jitter` so many tabs do not reconnect in lockstep after a
 // daemon restart. Pure: pass `rand` in tests.

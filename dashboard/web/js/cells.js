@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Small cell renderers shared by the job and rank tables.
 import { h } from './dom.js';
 import { count, pct } from './format.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Live charts of one job: device idle, data stall, overlap and step time over
 // time, each with the job mean, job max and the selected rank. History comes
 // from GET /series (one request per metric when the job or window changes,

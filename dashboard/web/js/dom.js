@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A tiny element builder. Text always goes in through textContent, never
 // innerHTML: job names, region names and alert text come from the network.
 

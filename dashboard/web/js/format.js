@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Number and time formatting for humans. Pure functions; every one returns
 // DASH for null, undefined or non-finite input so the page never shows "NaN".
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The NVML counters of a rank row (docs/api.md GpuCounters) as the page shows
 // them: utilization beside the exact device-idle figure, and one line per
 // device for the rank card. Pure functions of the API objects, no DOM.

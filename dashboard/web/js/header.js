@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The top bar's live parts: breadcrumbs, the metrics-window selector and the
 // connection badge ("live" / "connecting…" / "reconnecting…"). While
 // reconnecting the page body is dimmed (body.stale) so old numbers do not pass for new.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The keyboard help dialog ("?"). Focus moves to it when opened and back to
 // where it was when closed (Esc, "?" or the close button).
 import { h, replaceChildren } from './dom.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Columns of the job list. Job figures are the job mean over the selected
 // window (`ctx.window`), with the worst rank where that is what matters.
 import { ratioBar } from './cells.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The home view: every job the collector knows, filterable ("/") and
 // sortable, with the empty state that tells a new user how to start.
 import { h, replaceChildren } from './dom.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The job's headline: verdict with a one-line explanation, then the job-level
 // figures for the selected window (mean over ranks, worst rank underneath),
 // and the compute-proxy banner when device idle is not measured on a device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One job: summary, per-rank table, charts over time and the live timeline
 // of the selected rank. Receives the whole page state on each render and the
 // rank to show; the charts and timeline fetch their own history.

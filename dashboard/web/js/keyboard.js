@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Page-wide keyboard shortcuts (listed in help_overlay.js). Single-key
 // shortcuts are ignored while typing in a field and when a modifier is held;
 // in the job filter, ↓ moves into the table and Enter opens the first match.

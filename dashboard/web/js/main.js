@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Wires the page: state, routing (location.hash), the one WebSocket, the
 // initial REST loads, and which view renders. Every view renders from the
 // store; side effects (fetching history, the timeline poll) are idempotent

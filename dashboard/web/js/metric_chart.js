@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One live chart (uPlot) of a metric over time: job mean, job max (dashed)
 // and the selected rank. Its own legend shows the values under the cursor,
 // else the latest ones. Owns its uPlot instance; recreated on theme change.

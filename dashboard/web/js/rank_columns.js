@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Columns of the per-rank table. `ctx.window` is the selected window name;
 // values are the raw API numbers (sorting and data-value), renderers format.
 // NVML utilization sits beside device idle as a cross-check (gpu_counters.js).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sidebar card for the selected rank: progress, counters, the device source
 // and NVML readings per GPU (over `window`), and its processes (main and
 // data-loader workers) from the RankRow. Rebuilt on each render.

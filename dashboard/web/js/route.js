@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The deep-linkable part of the page state, kept in location.hash:
 //   #/                                   job list
 //   #/jobs/<job>?rank=3&window=60s&span=30   one job, selected rank, window, timeline span

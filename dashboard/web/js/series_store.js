@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bounded history of one job's metrics over time, for the charts: per metric
 // a shared time axis (Unix seconds) with the job mean, the job max and one
 // column per rank. Filled from GET /series and extended by WebSocket ticks;

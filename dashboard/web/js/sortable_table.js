@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A keyed, sortable data table used for jobs and ranks. Rows are updated in
 // place (matched by key) so focus and selection survive the twice-a-second
 // refresh; only cells whose content changed are touched. Headers are buttons

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page's single state object and its change notification. Anything may
 // call set(); listeners run once per animation frame with the merged state,
 // so two WebSocket ticks between frames cost one render. Main thread only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tab's one WebSocket to /api/v1/stream. Keeps it open: reconnects with
 // exponential backoff after a close or error, and treats a silent socket
 // (no message for several ticks) as dead. Re-sends the current subscription

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sorting for the job and rank tables. Missing values (null, undefined, NaN)
 // always sort last, whichever the direction, so "—" cells never crowd the top.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Light/dark: follows the OS (prefers-color-scheme) until the user toggles,
 // then the choice is pinned on <html data-theme> and kept in localStorage.
 // Canvas and chart code read colours through cssColor(), which resolves the

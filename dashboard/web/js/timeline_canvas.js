@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draws a timeline model (timeline_model.js) on a canvas, Nsight-style:
 // process groups, a device lane then thread lanes, nested rows, regions
 // coloured by class, open regions striped, marks as ticks (epochs as dashed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Turns a GET /timeline body into lanes ready to draw, processes in the order
 // the API lists them (main first): first one lane per GPU lane (device and
 // stream, labelled "GPU 0 · stream 7" as the API's `threads` entry says),

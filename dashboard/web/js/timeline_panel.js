@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live timeline panel for the selected rank: span selector (10/30/60 s),
 // legend, share of time per class, and the canvas. Polls GET /timeline about
 // once a second while the tab is visible (one request in flight at most,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Turns one timeline row (regions sorted by start, times in ns from the
 // model's `from`) into the pixel runs to paint: every pixel column gets the
 // class that covers most of it, and neighbouring columns of one class merge

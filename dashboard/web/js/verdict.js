@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What each verdict, state and device source is called and means to a user,
 // and the colour class it gets. The words and tones are the catalog's
 // (collector/catalog), served as the generated /js/vocabulary.js: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sentence under a job's verdict, with the numbers it rests on (the job
 // mean's Metrics for the shown window, docs/api.md). It never says more than
 // those numbers show: where one is undefined (overlap without application

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes the catalog's vocabulary (catalog/vocabulary.h) as the ES module the
 // web page imports from /js/vocabulary.js, so the page and the terminal
 // dashboard use the same words. Run at build time (CMakeLists.txt), never by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "web/web_assets.h"
 
 #include "web_assets_table.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ago, count, DASH, epochStep, pct, rate, seconds, windowLabel } from '../js/format.js';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildTimeline, classCounts, coverage, hitRow, isDeviceLane, kMaxRows, laneLabel } from '../js/timeline_model.js';

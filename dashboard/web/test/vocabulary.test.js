@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The generated /js/vocabulary.js (the catalog's words; the build writes it
 // and ctest names it in STALLWATCH_VOCABULARY_JS): a module the page can
 // import, with every word the API uses.

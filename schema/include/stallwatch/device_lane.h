@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Device lanes: the synthetic thread ids that device work (CUPTI records,

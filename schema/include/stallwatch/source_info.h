@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Who sent a batch: the wire Source table (stallwatch.fbs) as a plain struct,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Records one region and one mark with the installed agent (C++ header and C
 // ABI) and prints what the agent counted. The collector is given on the
 // command line; an absent one is fine: events are then counted as sent into

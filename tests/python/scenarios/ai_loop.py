@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The scripted loop of pydftracer's AI logging test, annotated with stallwatch.
 
 3 epochs x 2 steps, each step: item read (data.item), collate

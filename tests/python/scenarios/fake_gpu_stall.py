@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A training loop whose device-busy time comes from fake CUPTI kernels.
 
 Run with FAKE_CUPTI_LIBRARY and STALLWATCH_CUPTI_PATH naming the fake libcupti

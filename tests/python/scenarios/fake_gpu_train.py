@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A CPU training loop that pretends to run on a GPU, for the GPU-source tests.
 
 Run under ``python -m stallwatch.run --gpu MODE`` with FAKE_CUPTI_LIBRARY

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One device span longer than the collector's lateness (2 s), for the
 end-to-end test of CUDA-event spans: a rank that declares cuda-events runs a
 fake 5 s piece of device work (tests/python/fake_cuda_runtime.py) 0.5 s after

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small PyTorch CPU training script with no stallwatch code in it.
 
 Run under ``python -m stallwatch.run`` by the zero-code tests. Prints its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small training loop on PyTorch's public API only, for both the real PyTorch
 and the fake 2.x one (tests/python/fake_torch): the events stallwatch.torch
 records from it must not depend on which of its version branches ran.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A training-shaped loop written with the ``ai`` API only (no PyTorch, no NumPy),
 for the wheel's tests on every Python version.
 

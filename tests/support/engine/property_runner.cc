@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "property_runner.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Builds DecodedBatches for engine tests: one Source per builder, times in

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A local HTTPS server for the TLS tests: records every request it answers.
 
 Serves on 127.0.0.1 (port chosen by the system, written to --port-file once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes a throw-away PKI for the TLS tests in the directory $1: a test CA
 # (ca.pem), a server certificate for 127.0.0.1 and localhost (server.pem,
 # server.key), one for another host name (wrong_host.pem/.key), a client

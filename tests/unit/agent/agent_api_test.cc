@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent through its public C ABI, against a test collector. Every test
 // body runs in a fresh child process (the agent is process-wide).
 

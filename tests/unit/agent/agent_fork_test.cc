@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fork() with a running agent, as data-loader workers do it.
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's lifecycle through its public C ABI: lazy and explicit start,
 // restart, stop, process exit with and without a collector, disabled mode,
 // errors. Every test body runs in a fresh child process.

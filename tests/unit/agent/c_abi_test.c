@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* stallwatch.h from C: this file is compiled as ISO C11 with -Wall -Wextra
  * -Wpedantic -Werror and calls every function of the ABI. */
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "fresh_process.h"
 
 #include <gtest/gtest.h>

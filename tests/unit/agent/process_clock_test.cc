@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "process_clock.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "test_collector.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alert_json.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alerts/alerts_config_toml.h"
 
 #include <gtest/gtest.h>

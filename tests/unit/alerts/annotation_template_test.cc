@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "annotation_template.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exec_sink.h"
 
 #include <gtest/gtest.h>

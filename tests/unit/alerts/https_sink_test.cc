@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP sinks over real TLS: a local HTTPS server with a throw-away CA.
 // A refused certificate is a failed attempt like any other: counted, logged
 // once, and the alert retried with backoff until it goes through.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Slack and PagerDuty payloads, checked against the shapes the services
 // document: Slack's incoming webhooks (text + Block Kit blocks) and
 // PagerDuty's Events API v2 (POST /v2/enqueue).

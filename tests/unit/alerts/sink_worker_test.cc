@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "alerts/sink_worker.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "dfanalyzer_summary.h"
 
 #include <gtest/gtest.h>

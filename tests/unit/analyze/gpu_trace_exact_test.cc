@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `stallwatch analyze` on generated dftracer traces whose ranks carry GPU
 // events next to their fetch and compute regions: the DFAnalyzer summary and
 // the live engine's view must give the exact data stall |FETCH \ DEVICE_BUSY|

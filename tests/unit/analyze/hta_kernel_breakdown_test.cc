@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hta_kernel_breakdown.h"
 
 #include <gtest/gtest.h>

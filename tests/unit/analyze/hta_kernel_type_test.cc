@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hta_kernel_type.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "hta_launch_stats.h"
 
 #include <gtest/gtest.h>

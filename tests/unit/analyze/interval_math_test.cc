@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "interval_math.h"
 
 #include <gtest/gtest.h>

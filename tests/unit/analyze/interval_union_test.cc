@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The offline analysis' interval arithmetic (interval_math.h) and the
 // engine's union (engine/span_union.h) are written apart so that each checks
 // the other: here they must agree on random interval sets, in time order and

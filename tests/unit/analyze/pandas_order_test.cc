@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pandas_order.h"
 
 #include <gtest/gtest.h>

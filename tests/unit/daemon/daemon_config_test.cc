@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "daemon_config.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest_loop.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tick_stats.h"
 
 #include <gtest/gtest.h>

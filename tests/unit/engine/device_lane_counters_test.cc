@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "device_lane_counters.h"
 
 #include <gtest/gtest.h>

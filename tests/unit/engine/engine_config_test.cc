@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/engine_config.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cumulative counters over a rank's finalized time (RankSnapshot::finalized):
 // what they cover, that they never go back when late-arriving data changes
 // the live totals, how the device signal is counted, and the step histogram.

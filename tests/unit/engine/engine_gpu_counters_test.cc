@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NVML counters (agent/gpu: cat gpu_counters on a device's device-wide lane)
 // kept per rank and device beside the exact device signal: latest sample,
 // mean over each window, bounds, and counters that are not NVML's.

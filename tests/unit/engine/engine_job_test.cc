@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Job view: ranks sorted, mean/max over ranks with wall > 0 (NaN-aware),
 // straggler, job verdict = verdict of the mean, headline verdict window.
 

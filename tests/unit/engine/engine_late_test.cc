@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Late data: anything whose time is before the finalized horizon H when it
 // arrives is counted late and only its part from H on is used.
 

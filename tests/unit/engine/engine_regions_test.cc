@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Interval metrics of one rank from regions, with explicit times.
 
 #include <gtest/gtest.h>

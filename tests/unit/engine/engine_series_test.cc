@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // History for charts: a series point at t is the metric over [t - W, t).
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rank states, forgetting, limits, counters and bounded memory.
 
 #include <gtest/gtest.h>

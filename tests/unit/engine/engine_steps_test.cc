@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Steps: marks, the FETCH-end fallback, step-time percentiles and samples.
 
 #include <gtest/gtest.h>

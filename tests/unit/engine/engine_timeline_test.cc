@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timeline view: raw regions (every class), open regions and marks.
 
 #include <gtest/gtest.h>

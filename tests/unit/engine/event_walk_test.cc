@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "event_walk.h"
 
 #include <gtest/gtest.h>

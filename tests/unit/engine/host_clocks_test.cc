@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Clock offsets per host: the largest sent_at - received over the window
 // (the batch with the least delay), forgotten when the window passes.
 

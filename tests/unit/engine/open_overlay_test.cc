@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "open_overlay.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "open_regions.h"
 
 #include <gtest/gtest.h>

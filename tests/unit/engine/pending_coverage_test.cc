@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "pending_coverage.h"
 
 #include <gtest/gtest.h>

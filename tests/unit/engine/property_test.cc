@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Property tests of the engine's own paths (tests/support/engine): every
 // scenario kind, half the deliveries applied as they are, half through a
 // BatchPreparer first (trace replay's path), in the same run. The daemon's

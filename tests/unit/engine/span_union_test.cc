@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "engine/span_union.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "window_finalizer.h"
 
 #include <gtest/gtest.h>

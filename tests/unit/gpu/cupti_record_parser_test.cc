@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CUPTI activity records -> ActivityRecord. Records are built two ways: at
 // the byte offsets CUPTI documents for every record version since CUDA 9.0
 // (independent of cupti_abi.h), and, when CUDA headers are on the include

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUPTI source against a fake libcupti that keeps the real one's rules
 // (fakes/fake_cupti.c): buffers come back from CUPTI's own thread and only
 // once full and complete, unfinished records lose their timestamps in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "delivery_pacer.h"
 
 #include <gtest/gtest.h>

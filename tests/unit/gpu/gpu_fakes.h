@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // What the GPU-source tests share: the controls of the fake CUDA libraries

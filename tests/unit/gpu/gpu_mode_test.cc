@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gpu_mode.h"
 
 #include <gtest/gtest.h>

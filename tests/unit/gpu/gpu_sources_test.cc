@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU activity sources through the public C ABI, end to end without a
 // GPU: the agent dlopens the fake libcupti / libnvidia-ml.so.1 built in
 // fakes/ (STALLWATCH_CUPTI_PATH / STALLWATCH_NVML_PATH), the test queues

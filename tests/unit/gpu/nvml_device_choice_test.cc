@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml_device_choice.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which devices the NVML source reports, against the fake CUDA driver and
 // NVML: CUDA numbers devices fastest first, NVML by PCI bus, so a rank's
 // device is found by UUID, and each rank reports only its own device.

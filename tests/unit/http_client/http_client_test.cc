@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "http_client/http_client.h"
 
 #include <gtest/gtest.h>

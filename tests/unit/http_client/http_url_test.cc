@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "http_client/http_url.h"
 
 #include <gtest/gtest.h>

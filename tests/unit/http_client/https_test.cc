@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP client against a real HTTPS server with a throw-away CA.
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BatchDecoder::decode_prepared and BatchPreparer: the work stallwatchd does
 // on its receive thread gives the engine exactly the results of its own
 // path. The property tests (wire_property_test.cc, and the engine's) check

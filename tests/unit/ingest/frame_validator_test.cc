@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/frame_validator.h"
 
 #include <gtest/gtest.h>

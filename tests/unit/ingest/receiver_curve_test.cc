@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Receiver's CURVE socket on real ZeroMQ connections: what gets through,
 // what is refused, and how each refusal is counted.
 

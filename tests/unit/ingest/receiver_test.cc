@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "ingest/receiver.h"
 
 #include <gtest/gtest.h>

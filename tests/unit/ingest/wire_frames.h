@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Test helpers: hand-built wire frames, valid or broken on purpose, using the

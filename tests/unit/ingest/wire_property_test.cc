@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Property tests of stallwatchd's path (tests/support/engine): every scenario
 // kind, two thirds of the deliveries encoded as frames and taken through
 // BatchDecoder::decode_prepared (decoded and prepared in one pass, the batch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 #include <stallwatch/curve_key.h>
 #include <stdlib.h>

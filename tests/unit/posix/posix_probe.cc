@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A program that makes every call libstallwatch_posix.so interposes, on
 // files in the directory given as its argument, and prints one line per call
 // with the result and errno (and a checksum of the bytes read). The tests run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the API says about GPUs: a rank row's NVML counters (gpu_counters),
 // device lanes on the timeline with readable labels, and the NVML gauges of
 // GET /metrics.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "serve/json_writer.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "router.h"
 
 #include <gtest/gtest.h>

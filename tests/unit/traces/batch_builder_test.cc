@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/batch_builder.h"
 
 #include <gtest/gtest.h>

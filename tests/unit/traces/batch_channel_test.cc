@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "traces/batch_channel.h"
 
 #include <gtest/gtest.h>

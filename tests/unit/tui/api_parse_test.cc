@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api_parse.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A fixed, finished collector state for the TUI's integration tests, sent as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "endpoint_url.h"
 
 #include <gtest/gtest.h>

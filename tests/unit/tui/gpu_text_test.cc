@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NVML readings and GPU lanes in `stallwatch top`: parsed from the API,
 // formatted like the web page, and shown in the rank detail view.
 

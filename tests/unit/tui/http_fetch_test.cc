@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The TUI's requests go through the shared HTTP client: an https:// collector
 // is reached with --ca-file, and refused when its certificate is not trusted.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Runs a command to completion for a test: stdin from /dev/null, stdout and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "spark_history.h"
 
 #include <gtest/gtest.h>

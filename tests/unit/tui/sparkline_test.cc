@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sparkline.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timeline_text.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tmux_session.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "top_state.h"
 
 #include <gtest/gtest.h>

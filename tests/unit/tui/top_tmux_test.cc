@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live `stallwatch top` in a real terminal: tmux runs it in a detached
 // session of fixed size; the test types keys and reads the screen. tmux may
 // capture a frame half drawn, so every check on a screen is part of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // How the integration tests run the CLI under test: `stallwatch top ...`,

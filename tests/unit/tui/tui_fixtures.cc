@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tui_fixtures.h"
 
 namespace stallwatch::tui::test {

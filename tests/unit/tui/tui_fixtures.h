@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Hand-built API data for the TUI's pure tests: rank rows, job summaries and

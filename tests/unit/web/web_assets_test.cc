@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "web/web_assets.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Zero-code PyTorch instrumentation: ``instrument()`` or ``python -m stallwatch.run``.
 
 What it records, with no change to the training script:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Batch size of a fetched batch, for the ``batch_size`` counter."""
 
 from __future__ import annotations

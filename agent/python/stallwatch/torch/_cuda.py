@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GPU activity for the zero-code PyTorch instrumentation (``instrument(gpu=...)``).
 
 :func:`start_gpu` picks the device-busy source (agent/gpu/README.md):

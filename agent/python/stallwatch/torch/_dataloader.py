@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """DataLoader iteration: fetch waits, epochs, batch size, per-item regions.
 
 * Each call of ``DataLoader.__iter__`` on the primary loader (the first one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Forward and backward regions: ``torch.nn.Module.__call__`` and ``Tensor.backward``.
 
 Only the outermost module call on a thread becomes a ``compute/forward``

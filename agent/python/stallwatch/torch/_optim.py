@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Optimizer step regions (``compute/step``) and the ``step`` mark per optimizer step
 (and, with CUDA-event spans, a ``gpu/step`` span around the outermost step).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Process-wide state of the zero-code PyTorch instrumentation.
 
 One TorchState per process (``STATE``). It holds the regions used (nodes of

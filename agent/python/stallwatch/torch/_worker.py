@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Data-loader worker processes: role, per-item regions, flush at exit.
 
 ``WorkerInit`` wraps the user's ``worker_init_fn``. It is a module-level class,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Everything `[alerts]` in stallwatchd.toml configures: the rules and where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The window metrics stallwatch computes, each once: the name the API, the

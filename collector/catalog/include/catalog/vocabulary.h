@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The words stallwatch judges a rank with, each once: the verdicts, the rank

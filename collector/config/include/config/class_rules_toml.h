@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The [classes] section shared by `stallwatch analyze --classes FILE.toml` and

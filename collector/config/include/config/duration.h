@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Durations in configuration files and flags: "500ms", "10s", "1.5s", "2m",

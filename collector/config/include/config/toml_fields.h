@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Typed, strict reads of one table of a TOML configuration file. Every getter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The collector's in-memory form of one wire Batch, after validation. This is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Event classes (docs/design.md, "Event classes") and the configurable (cat, name) -> classes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Immutable results the engine publishes once per tick. Serving, alerts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // One blocking HTTP(S) request on libcurl. https verifies the server's

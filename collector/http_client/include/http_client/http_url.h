@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // An http:// or https:// URL as libcurl's URL parser (curl_url) reads it:

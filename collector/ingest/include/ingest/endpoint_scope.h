@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Which ingest endpoints only this host can reach: the ones that may stay

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Why an untrusted frame was rejected. Every invalid frame is counted under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // ZeroMQ ipc endpoints of the ingest socket: the default path and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The ingest socket of stallwatchd. The simplest wiring, one thread (the

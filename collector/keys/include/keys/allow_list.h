@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // The allow-list of agents' public keys (docs/design.md, "CURVE"): a text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // A CURVE key pair in Z85 text (docs/design.md, "CURVE"), made and checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Key files (docs/design.md, "CURVE"): one Z85 key as the first word of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Lenient scalar access on simdjson on-demand values: trace writers disagree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 
 // Entry points of the `stallwatch` CLI's terminal subcommands. argv[0] is the

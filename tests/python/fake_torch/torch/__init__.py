@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A fake PyTorch 2.x: just the APIs stallwatch.torch uses, with 2.x's behaviour.
 
 The tests put this folder first on PYTHONPATH to run stallwatch.torch's

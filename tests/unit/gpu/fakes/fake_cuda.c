@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A stand-in libcuda.so.1 (the CUDA driver) for the GPU-free tests, with the
  * rules of the real one that the agent must respect:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A stand-in CUDA runtime (libcudart.so.12) for the GPU-free tests: only its
  * file name matters, which tells the agent which CUDA the process runs when

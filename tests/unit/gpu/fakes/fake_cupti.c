@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A stand-in libcupti for the GPU-free tests: the entry points the agent's
  * CUPTI source resolves, plus fake_cupti_* controls the tests call (through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A stand-in libnvidia-ml.so.1 for the GPU-free tests: the NVML entry points
  * the agent's NVML source resolves, with fixed readings per device i (NVML's

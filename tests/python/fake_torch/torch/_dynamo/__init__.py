@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch._dynamo.is_compiling (PyTorch 2.0; later versions keep it). `tracing()` makes
 it true, as while torch.compile traces a model."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch.autograd.backward: what Tensor.backward calls (through this module's attribute)."""
 
 

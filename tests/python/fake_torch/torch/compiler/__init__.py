@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch.compiler.is_compiling (PyTorch >= 2.1)."""
 
 from torch._dynamo import is_compiling, tracing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """No CUDA device, as on a CPU machine."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch.nn.Module and Parameter: __call__ runs forward (PyTorch's _call_impl, without hooks)."""
 
 from torch import Tensor

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 from torch.optim.optimizer import Optimizer
 from torch.optim.sgd import SGD
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """torch.optim.optimizer as of PyTorch 2.x: global step pre/post hooks, and each
 Optimizer subclass's step wrapped once (profile_hook_step) to run them."""
 

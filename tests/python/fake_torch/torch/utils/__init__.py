@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 from torch.utils import data
 
 __all__ = ["data"]

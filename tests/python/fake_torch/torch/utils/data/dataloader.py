@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """DataLoader with PyTorch's iterator classes: __iter__ returns a
 _SingleProcessDataLoaderIter (num_workers=0 only), whose __next__ is
 _BaseDataLoaderIter's; batches are collated by stacking tensors."""

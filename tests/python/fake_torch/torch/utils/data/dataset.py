@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 class Dataset:
     def __getitem__(self, index):
         raise NotImplementedError
