@@ -231,7 +231,8 @@ class Daemon:
             if self.proc.poll() is not None:
                 raise RuntimeError(f'stallwatchd exited: {self.output()}')
             try:
-                with urllib.request.urlopen(self.url + '/healthz', timeout=1) as r:
+                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                        self.url + '/healthz', timeout=1) as r:
                     if r.status == 200:
                         return
             except OSError:
@@ -288,6 +289,9 @@ def run_block(block, env, args, tmp):
 
 def check(args):
     repo = os.path.abspath(args.repo)
+    # The daemon under test is on loopback: never through a proxy the machine names.
+    for name in ('no_proxy', 'NO_PROXY'):
+        os.environ[name] = ','.join(filter(None, ['127.0.0.1,localhost', os.environ.get(name)]))
     for name in ('stallwatchd', 'cli', 'pythonpath', 'include', 'libdir'):
         if getattr(args, name):
             setattr(args, name, os.path.abspath(getattr(args, name)))

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -100,6 +101,24 @@ std::string transport_error(CURLcode rc, CURL* curl, const char* detail, const H
   }
 }
 
+// The environment's proxy applies to other hosts only: loopback (the local
+// daemon, a local Alertmanager) is always reached directly, whatever
+// no_proxy says, and the user's own no_proxy entries are kept.
+const std::string& no_proxy_list() {
+  static const std::string list = [] {
+    std::string out = "localhost,127.0.0.0/8,::1";
+    for (const char* name : {"no_proxy", "NO_PROXY"}) {
+      if (const char* v = std::getenv(name); v != nullptr && *v != '\0') {
+        out += ',';
+        out += v;
+        break;
+      }
+    }
+    return out;
+  }();
+  return list;
+}
+
 }  // namespace
 
 HttpResponse http_request(const HttpRequest& request) {
@@ -126,6 +145,7 @@ HttpResponse http_request(const HttpRequest& request) {
   curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(c, CURLOPT_NOPROXY, no_proxy_list().c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(request.connect_timeout.count()));

@@ -5,6 +5,7 @@
 
 #include "ingest/ipc_endpoint.h"
 #include "pull_socket.h"
+#include "stallwatch/curve_key.h"
 #include "zap_handler.h"
 
 namespace stallwatch::collector {
@@ -12,7 +13,6 @@ namespace {
 
 // The ZAP domain of the CURVE socket: only sockets with one ask the handler.
 constexpr const char* kZapDomain = "stallwatch-ingest";
-constexpr std::size_t kZ85KeyChars = 40;
 
 }  // namespace
 
@@ -58,9 +58,7 @@ std::optional<std::string> Receiver::enable_curve(const CurveServerKeys& keys) {
   if (zmq_has("curve") == 0) {
     return std::string("this libzmq was built without CURVE (zmq_has(\"curve\") is 0)");
   }
-  std::uint8_t bytes[32];
-  if (keys.secret_key.size() != kZ85KeyChars ||
-      zmq_z85_decode(bytes, keys.secret_key.c_str()) == nullptr) {
+  if (!wire::is_z85_key(keys.secret_key)) {
     return std::string("the secret key is not 40 characters of Z85");
   }
   if (!keys.allowed_keys.empty()) {
@@ -89,22 +87,36 @@ std::optional<std::string> Receiver::bind_curve(std::string_view endpoint) {
 std::size_t Receiver::receive(int timeout_ms, const FrameHandler& handler) {
   if (!setup_error_.empty() || !sockets_->plain->error().empty()) return 0;
   detail::PullSocket* sockets[] = {sockets_->plain.get(), sockets_->curve.get()};
+  // Poll items: per socket its data socket and its monitor (when it has
+  // one), then the ZAP handler; only what is readable is read.
   zmq_pollitem_t items[5];
+  int data_item[2] = {-1, -1};
+  int monitor_item[2] = {-1, -1};
+  int zap_item = -1;
   int count = 0;
-  for (detail::PullSocket* s : sockets) {
-    if (s == nullptr) continue;
-    items[count++] = {s->socket(), 0, ZMQ_POLLIN, 0};
-    if (s->monitor() != nullptr) items[count++] = {s->monitor(), 0, ZMQ_POLLIN, 0};
+  for (int i = 0; i < 2; ++i) {
+    if (sockets[i] == nullptr) continue;
+    data_item[i] = count;
+    items[count++] = {sockets[i]->socket(), 0, ZMQ_POLLIN, 0};
+    if (sockets[i]->monitor() != nullptr) {
+      monitor_item[i] = count;
+      items[count++] = {sockets[i]->monitor(), 0, ZMQ_POLLIN, 0};
+    }
   }
-  if (sockets_->zap) items[count++] = {sockets_->zap->socket(), 0, ZMQ_POLLIN, 0};
+  if (sockets_->zap) {
+    zap_item = count;
+    items[count++] = {sockets_->zap->socket(), 0, ZMQ_POLLIN, 0};
+  }
   if (zmq_poll(items, count, timeout_ms) <= 0) return 0;
-  if (sockets_->zap) sockets_->zap->answer();
+  const auto readable = [&](int item) { return item >= 0 && (items[item].revents & ZMQ_POLLIN); };
+  if (readable(zap_item)) sockets_->zap->answer();
 
   std::size_t frames = 0;
-  for (detail::PullSocket* s : sockets) {
-    if (s == nullptr) continue;
-    s->drain_monitor(stats_);
-    frames += s->receive(options_.max_frames_per_receive, handler);
+  for (int i = 0; i < 2; ++i) {
+    if (sockets[i] == nullptr) continue;
+    if (readable(monitor_item[i])) sockets[i]->drain_monitor(stats_);
+    if (readable(data_item[i]))
+      frames += sockets[i]->receive(options_.max_frames_per_receive, handler);
   }
   return frames;
 }

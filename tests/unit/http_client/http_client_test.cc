@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "http_receiver.h"
 
 namespace stallwatch::collector {
@@ -62,6 +65,24 @@ TEST(HttpClientTest, RefusedConnectionIsAFailure) {
   const HttpResponse r = http_request(post("http://127.0.0.1:" + std::to_string(port), "[]"));
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.error, "connection refused");
+}
+
+TEST(HttpClientTest, LoopbackIsReachedDirectlyWhenTheEnvironmentNamesAProxy) {
+  int dead_port = 0;
+  {
+    test::HttpReceiver gone;  // a proxy address nothing listens on
+    dead_port = gone.port();
+  }
+  const std::string proxy = "http://127.0.0.1:" + std::to_string(dead_port);
+  ::setenv("http_proxy", proxy.c_str(), 1);
+  ::setenv("HTTPS_PROXY", proxy.c_str(), 1);
+  test::HttpReceiver server;
+  const HttpResponse r = http_request(post(server.url(), "[]"));
+  ::unsetenv("http_proxy");
+  ::unsetenv("HTTPS_PROXY");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(server.count(), 1u);
 }
 
 TEST(HttpClientTest, SlowServerTimesOut) {
