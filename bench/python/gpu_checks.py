@@ -2,7 +2,8 @@
 """The GPU sources' behaviour on a real GPU, in one run of a few minutes: what
 the GPU-free tests check against models of CUDA, CUPTI and NVML (tests/unit/gpu,
 tests/python), checked against the real ones. Prints each measurement, then
-one JSON line. Without a CUDA device it says so in that line and exits 0.
+one JSON line with ``passed`` per check; exits 1 when a check fails. Without a
+CUDA device it says so in that line and exits 0.
 
 Checks (each in a fresh process; agent/gpu/README.md says why each matters):
 
@@ -188,7 +189,7 @@ def child_long_step(seconds: float) -> Dict:
 
 
 def long_step(options, gpu: str) -> Dict:
-    daemon = Daemon(os.path.join(options.build, "collector", "app", "stallwatchd"))
+    daemon = Daemon(os.path.join(options.build, "bin", "stallwatchd"))
     try:
         job = f"gpu-checks-long-{gpu}"
         run = child("long_step", options, STALLWATCH_GPU=gpu, STALLWATCH_COLLECTOR=daemon.ingest,
@@ -257,8 +258,34 @@ def main() -> int:
         results["agreement"] = agreement(options)
         print("agreement", json.dumps(results["agreement"]), flush=True)
     results["seconds"] = round(time.monotonic() - began, 1)
+    results["passed"] = verdicts(results)
     print(json.dumps({"bench": "gpu_checks", **results}, default=str))
-    return 0
+    return 0 if all(results["passed"].values()) else 1
+
+
+def verdicts(results: Dict) -> Dict[str, bool]:
+    """Each check against the condition the module docstring states for it."""
+    out: Dict[str, bool] = {}
+    context = results["context"]
+    if "skipped" not in context:
+        out["context"] = all(
+            "error" not in context[f"{v}/cuda-events"]
+            and set(context[f"{v}/cuda-events"].get("gpus_with_context", [0]))
+            <= set(context[f"{v}/none"].get("gpus_with_context", []))
+            for v in ("set_device", "to_only"))
+    graph = results["graph"]
+    spans = graph.get("cuda_events") or {}
+    out["graph"] = (not graph.get("error") and graph.get("capture_error") is None
+                    and spans.get("unresolvable", 1) == 0)
+    out["profiler"] = (results["profiler"].get("profiler_kernel_events") or 0) > 0
+    events = results["long_step"]["cuda-events"]
+    out["long_step_cuda_events"] = (events.get("late_events") == 0
+                                    and (events.get("device_busy_seconds") or 0) >= 9.8)
+    agreement_result = results.get("agreement")
+    if agreement_result is not None:
+        goals = agreement_result.get("meets_agreement_goal") or {}
+        out["agreement"] = bool(goals) and all(goals.values())
+    return out
 
 
 if __name__ == "__main__":

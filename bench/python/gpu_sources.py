@@ -137,7 +137,7 @@ def live_run(options, daemon: Daemon, loader: str, gpu: str, job: str,
 
 def agreement(options) -> Dict[str, Dict[str, float]]:
     cli = os.path.join(options.build, "collector", "app", "stallwatch")
-    daemon_bin = os.path.join(options.build, "collector", "app", "stallwatchd")
+    daemon_bin = os.path.join(options.build, "bin", "stallwatchd")
     workdir = tempfile.mkdtemp(prefix="stallwatch-gpu-traces-")
     diffs: Dict[str, Dict[str, float]] = {}
     print(f"{'loader':<12} {'source':<12} {'live stall':>10} {'truth stall':>11} "
