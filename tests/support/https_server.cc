@@ -32,6 +32,10 @@ ChildOptions server_options(const std::string& dir, const HttpsServerOptions& o)
             dir + "/requests.jsonl",
             "--status",
             std::to_string(o.status)};
+  for (int n : o.fail_requests) {
+    c.argv.push_back("--fail-request");
+    c.argv.push_back(std::to_string(n));
+  }
   if (!o.client_ca.empty()) {
     c.argv.push_back("--client-ca");
     c.argv.push_back(o.client_ca);

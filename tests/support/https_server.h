@@ -31,10 +31,11 @@ struct TestPki {
 const TestPki& test_pki();
 
 struct HttpsServerOptions {
-  std::string cert;       // default: test_pki().server_cert
-  std::string key;        // default: test_pki().server_key
-  std::string client_ca;  // non-empty: require a client certificate signed by it
-  int status = 200;       // the status of every answer
+  std::string cert;                // default: test_pki().server_cert
+  std::string key;                 // default: test_pki().server_key
+  std::string client_ca;           // non-empty: require a client certificate signed by it
+  int status = 200;                // the status of every answer but those below
+  std::vector<int> fail_requests;  // 1-based request numbers answered 503
 };
 
 // One python3 https_server.py on 127.0.0.1; killed on destruction. The

@@ -88,9 +88,16 @@ std::vector<std::string> ExecSink::alert_environment(const Alert& a, std::string
 }
 
 std::string ExecSink::deliver(std::span<const Alert> alerts) {
-  for (const Alert& a : alerts) {
-    if (auto err = run(a); !err.empty()) return err;
+  std::vector<std::string> keys;
+  for (const Alert& a : alerts)
+    keys.push_back(alert_json(a, base_url_));
+  progress_.begin(std::move(keys));
+  for (std::size_t i = 0; i < alerts.size(); ++i) {
+    if (progress_.delivered(i)) continue;
+    if (auto err = run(alerts[i]); !err.empty()) return err;
+    progress_.mark_delivered(i);
   }
+  progress_.finish();
   return {};
 }
 

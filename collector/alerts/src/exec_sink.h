@@ -7,6 +7,7 @@
 
 #include "alerts/alert_sink.h"
 #include "alerts/alerts_config.h"
+#include "batch_progress.h"
 
 namespace stallwatch::collector {
 
@@ -21,7 +22,8 @@ namespace stallwatch::collector {
 //   rule's labels and annotations (upper-cased).
 // stdin is /dev/null; stdout and stderr go to the daemon's. A run that
 // exceeds the timeout gets SIGTERM, then SIGKILL 1 s later, with its whole
-// process group. A non-zero exit is a failure. Sender thread only.
+// process group. A non-zero exit is a failure; the worker's retry of the
+// batch runs only the commands that did not succeed. Sender thread only.
 class ExecSink final : public AlertSink {
  public:
   ExecSink(const ExecSinkConfig& config, std::string base_url);
@@ -36,6 +38,7 @@ class ExecSink final : public AlertSink {
   std::vector<std::string> command_;
   std::chrono::milliseconds timeout_;
   std::string base_url_;
+  BatchProgress progress_;
 };
 
 }  // namespace stallwatch::collector

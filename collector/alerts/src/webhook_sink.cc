@@ -22,22 +22,27 @@ std::string WebhookSink::post(std::string body) const {
 
 std::string WebhookSink::deliver(std::span<const Alert> alerts) {
   if (!url_.ok()) return url_.error;
+  std::vector<std::string> bodies;
   if (config_.format == WebhookFormat::kGeneric) {
     std::map<std::string, std::vector<Alert>> groups;
     for (const Alert& a : alerts)
       groups[a.name].push_back(a);
-    for (const auto& [name, group] : groups) {
-      if (auto err = post(webhook_body(group, config_.receiver, base_url_)); !err.empty())
-        return err;
-    }
-    return {};
-  }
-  for (const Alert& a : alerts) {
-    std::string body = config_.format == WebhookFormat::kSlack
+    for (const auto& [name, group] : groups)
+      bodies.push_back(webhook_body(group, config_.receiver, base_url_));
+  } else {
+    for (const Alert& a : alerts) {
+      bodies.push_back(config_.format == WebhookFormat::kSlack
                            ? slack_body(a, base_url_)
-                           : pagerduty_body(a, config_.routing_key, base_url_);
-    if (auto err = post(std::move(body)); !err.empty()) return err;
+                           : pagerduty_body(a, config_.routing_key, base_url_));
+    }
   }
+  progress_.begin(bodies);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (progress_.delivered(i)) continue;
+    if (auto err = post(std::move(bodies[i])); !err.empty()) return err;
+    progress_.mark_delivered(i);
+  }
+  progress_.finish();
   return {};
 }
 

@@ -9,7 +9,8 @@ a test can "fix" the server by copying another certificate over them. With
 
 Each request is appended to --log as one JSON line: method, path, headers,
 body, and the client certificate's subject CN (or null). GET and POST are
-answered with --status and the JSON body {"ok": true, "path": PATH}.
+answered with --status and the JSON body {"ok": true, "path": PATH}, except
+the requests numbered by --fail-request (1-based, repeatable): 503.
 """
 
 import argparse
@@ -28,6 +29,7 @@ def main():
     parser.add_argument('--port-file', required=True)
     parser.add_argument('--log', required=True)
     parser.add_argument('--status', type=int, default=200)
+    parser.add_argument('--fail-request', type=int, action='append', default=[])
     args = parser.parse_args()
 
     def context():
@@ -37,6 +39,8 @@ def main():
             ctx.verify_mode = ssl.CERT_REQUIRED
             ctx.load_verify_locations(args.client_ca)
         return ctx
+
+    answered = [0]
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = 'HTTP/1.1'
@@ -61,7 +65,9 @@ def main():
                     'client': subject,
                 }) + '\n')
             out = json.dumps({'ok': True, 'path': self.path}).encode()
-            self.send_response(args.status)
+            answered[0] += 1
+            failing = answered[0] in args.fail_request
+            self.send_response(503 if failing else args.status)
             self.send_header('Content-Type', 'application/json')
             self.send_header('Content-Length', str(len(out)))
             self.send_header('Connection', 'close')

@@ -140,5 +140,29 @@ TEST_F(ExecSinkTest, RunsOncePerAlertInTheBatch) {
   EXPECT_EQ(read(out), "DataStarved/demo/2 firing\nDataStarved/demo/2 resolved\n");
 }
 
+TEST_F(ExecSinkTest, RetryRunsOnlyTheCommandsThatFailed) {
+  // The command for the resolved alert fails until the flag file exists: the
+  // retry must not page the firing alert a second time.
+  const fs::path out = dir_ / "runs.txt";
+  const fs::path flag = dir_ / "fixed";
+  ExecSink sink(config({"/bin/sh", "-c",
+                        "echo \"$STALLWATCH_ALERT_STATUS\" >> \"$0\"; "
+                        "[ \"$STALLWATCH_ALERT_STATUS\" = firing ] || [ -e \"$1\" ]",
+                        out.string(), flag.string()}),
+                "http://h");
+  Alert resolved = sample();
+  resolved.phase = AlertPhase::kResolved;
+  resolved.resolved_at_ns = resolved.active_since_ns + 1'000'000'000;
+  const Alert alerts[] = {sample(), resolved};
+  EXPECT_NE(sink.deliver(alerts), "");
+  EXPECT_NE(sink.deliver(alerts), "");
+  std::ofstream(flag.string()) << "1";
+  ASSERT_EQ(sink.deliver(alerts), "");
+  EXPECT_EQ(read(out), "firing\nresolved\nresolved\nresolved\n");
+  // A new batch (even with the same alerts) runs every command again.
+  ASSERT_EQ(sink.deliver(alerts), "");
+  EXPECT_EQ(read(out), "firing\nresolved\nresolved\nresolved\nfiring\nresolved\n");
+}
+
 }  // namespace
 }  // namespace stallwatch::collector

@@ -204,5 +204,29 @@ TEST(HttpsSinkTest, SlackAndPagerDutyFormatsPostOneRequestPerAlert) {
   EXPECT_EQ(resolve.at("routing_key"), "R0UT1NG");
 }
 
+TEST(HttpsSinkTest, RetryPostsOnlyTheAlertsThatDidNotGoThrough) {
+  // Rank 0's message goes through, rank 1's is refused once: the retry of
+  // the batch must post rank 1 only, never page rank 0 twice.
+  test::HttpsServerOptions options;
+  options.fail_requests = {2};
+  test::HttpsServer server(options);
+  ASSERT_TRUE(server.started()) << server.error();
+  WebhookSinkConfig slack = webhook(server.url() + "/slack", test::test_pki().ca);
+  slack.format = WebhookFormat::kSlack;
+  WebhookSink sink(slack, "https://sw.example");
+  const Alert two[] = {firing_alert(0), firing_alert(1)};
+  EXPECT_NE(sink.deliver(two), "");
+  EXPECT_EQ(sink.deliver(two), "");
+  const auto seen = server.requests();
+  ASSERT_EQ(seen.size(), 3u);
+  const auto rank_of = [&](std::size_t i) {
+    const Json body = Json::parse(Json::parse(seen[i]).at("body").get<std::string>());
+    return body.at("text").get<std::string>().find("rank 0") != std::string::npos ? 0 : 1;
+  };
+  EXPECT_EQ(rank_of(0), 0);
+  EXPECT_EQ(rank_of(1), 1);
+  EXPECT_EQ(rank_of(2), 1);
+}
+
 }  // namespace
 }  // namespace stallwatch::collector

@@ -16,7 +16,8 @@ class AlertSink {
   virtual ~AlertSink() = default;
 
   // Delivers firing and/or resolved alerts. Returns "" on success, else what
-  // failed, in words for the log; the worker retries the whole batch.
+  // failed, in words for the log. The worker retries the same batch; a sink
+  // that makes several requests per batch sends only those that failed.
   virtual std::string deliver(std::span<const Alert> alerts) = 0;
 };
 
