@@ -93,6 +93,16 @@ TEST(DaemonLifecycleTest, BadConfigValueExitsTwoNamingTheKey) {
   EXPECT_NE(output.find("lateness"), std::string::npos) << output;
 }
 
+TEST(DaemonLifecycleTest, ApiBeyondLoopbackWithoutATokenIsRefusedBeforeListening) {
+  // Refused at validation, before anything binds: nothing is exposed.
+  TempDir dir;
+  std::string output;
+  EXPECT_EQ(run_daemon({"--ingest", loopback_endpoint(), "--http", "0.0.0.0:1"}, dir, output), 2);
+  EXPECT_NE(output.find("'0.0.0.0:1' can be reached from other hosts but no token is set"),
+            std::string::npos)
+      << output;
+}
+
 TEST(DaemonLifecycleTest, HttpPortInUseExitsOneNamingTheAddress) {
   TempDir dir;
   HeldPort held;

@@ -60,7 +60,9 @@ std::string apply_state(const toml::value& t, DaemonConfig& c) {
 
 std::string apply_http(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "http", {});
-  if (auto err = s.allow_only({"listen", "token", "token_file", "max_connections"}); !err.empty()) {
+  if (auto err = s.allow_only(
+          {"listen", "token", "token_file", "max_connections", "insecure_without_token"});
+      !err.empty()) {
     return err;
   }
   if (s.has("listen")) {
@@ -83,6 +85,12 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
     if (!in) return s.error("token_file", "cannot read '" + path + "'");
     std::getline(in, c.http_token);
     if (c.http_token.empty()) return s.error("token_file", "'" + path + "' is empty");
+  }
+  if (s.has("insecure_without_token")) {
+    if (auto err = s.boolean("insecure_without_token", c.insecure_http_without_token);
+        !err.empty()) {
+      return err;
+    }
   }
   if (s.has("max_connections")) {
     std::int64_t n = 0;
@@ -448,6 +456,17 @@ std::string validate(const DaemonConfig& config) {
              "[ingest] curve_endpoints) or, on a network you trust, say so with "
              "--insecure-plaintext-remote ([ingest] insecure_plaintext_remote = true)";
     }
+  }
+  const std::string http_address = config.http_host.find(':') == std::string::npos
+                                       ? config.http_host
+                                       : "[" + config.http_host + "]";
+  if (!config.insecure_http_without_token && config.http_token.empty() &&
+      !is_local_endpoint("tcp://" + http_address + ":" + std::to_string(config.http_port))) {
+    return "http.listen '" + http_address + ":" + std::to_string(config.http_port) +
+           "' can be reached from other hosts but no token is set: anyone who reaches it can "
+           "read every job's metrics and timelines. Set a bearer token ([http] token_file) or, "
+           "on a network you trust, say so with --insecure-http-without-token ([http] "
+           "insecure_without_token = true)";
   }
   if (config.tick_ns < 10'000'000 || config.tick_ns > 60 * kNsPerSecond) {
     return "engine.tick: must be between 10ms and 60s";

@@ -35,6 +35,9 @@ struct DaemonConfig {
   std::uint16_t http_port = 8787;
   std::size_t http_max_connections = 256;
   std::string http_token;  // empty: no bearer token required
+  // Serve the API without a token on an address other hosts can reach;
+  // refused at start otherwise.
+  bool insecure_http_without_token = false;
   std::optional<std::string> journal_dir;
   std::uint64_t journal_max_bytes = 1ull << 30;
   std::int64_t tick_ns = 500'000'000;

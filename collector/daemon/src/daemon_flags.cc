@@ -24,6 +24,9 @@ const char* daemon_usage() {
          "  --state-dir DIR    where the collector's key pair lives (default\n"
          "                     $STATE_DIRECTORY, else ~/.local/state/stallwatch)\n"
          "  --http HOST:PORT   dashboard and API address (default 127.0.0.1:8787)\n"
+         "  --insecure-http-without-token\n"
+         "                     allow --http on an address other hosts can reach without a\n"
+         "                     token ([http] token_file)\n"
          "  --journal DIR      keep received batches on disk, replayable later\n"
          "  --log-level LEVEL  trace, debug, info, warn, error or off (default info)\n"
          "  --help             print this text and exit\n"
@@ -75,6 +78,8 @@ std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& f
       flags.state_dir = v;
     } else if (arg == "--insecure-plaintext-remote") {
       flags.insecure_plaintext_remote = true;
+    } else if (arg == "--insecure-http-without-token") {
+      flags.insecure_http_without_token = true;
     } else if (arg == "--http") {
       if (auto err = take_value(v); !err.empty()) return err;
       flags.http = v;
@@ -101,6 +106,7 @@ std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config
   if (flags.allow_list) config.allow_list_path = flags.allow_list;
   if (flags.state_dir) config.state_dir = *flags.state_dir;
   if (flags.insecure_plaintext_remote) config.insecure_plaintext_remote = true;
+  if (flags.insecure_http_without_token) config.insecure_http_without_token = true;
   if (flags.http && !parse_host_port(*flags.http, config.http_host, config.http_port)) {
     return "--http: expected HOST:PORT, got '" + *flags.http + "'";
   }

@@ -22,6 +22,7 @@ struct DaemonFlags {
   std::optional<std::string> allow_list;
   std::optional<std::string> state_dir;
   bool insecure_plaintext_remote = false;
+  bool insecure_http_without_token = false;
   std::optional<std::string> http;
   std::optional<std::string> journal_dir;
   std::optional<std::string> log_level;

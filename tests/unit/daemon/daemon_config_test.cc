@@ -282,6 +282,34 @@ TEST(DaemonConfigCurve, PlaintextOnAnAddressOtherHostsReachIsRefusedUnlessSaidIn
   EXPECT_EQ(validate(c), "");
 }
 
+TEST(DaemonConfigHttp, AnApiOtherHostsReachNeedsATokenUnlessSaidInsecure) {
+  DaemonConfig c = default_daemon_config();
+  c.http_host = "0.0.0.0";
+  std::string error = validate(c);
+  EXPECT_NE(error.find("'0.0.0.0:8787'"), std::string::npos) << error;
+  EXPECT_NE(error.find("--insecure-http-without-token"), std::string::npos) << error;
+  c.http_token = "s3cret";
+  EXPECT_EQ(validate(c), "");
+  c.http_token.clear();
+  c.http_host = "fe80::1";
+  error = validate(c);
+  EXPECT_NE(error.find("'[fe80::1]:8787'"), std::string::npos) << error;
+  ASSERT_EQ(apply_toml("[http]\ninsecure_without_token = true\n", "t.toml", c), "");
+  EXPECT_EQ(validate(c), "");
+  // Loopback needs neither.
+  for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "localhost"}) {
+    c = default_daemon_config();
+    c.http_host = host;
+    EXPECT_EQ(validate(c), "") << host;
+  }
+  DaemonFlags flags;
+  const char* argv[] = {"stallwatchd", "--http", "0.0.0.0:9000", "--insecure-http-without-token"};
+  ASSERT_EQ(parse_daemon_flags(4, argv, flags), "");
+  ASSERT_EQ(resolve_daemon_config(flags, c), "");
+  EXPECT_TRUE(c.insecure_http_without_token);
+  EXPECT_EQ(validate(c), "");
+}
+
 TEST(DaemonConfigCurve, FileAndFlagsSetTheCurveEndpointsAllowListAndStateDir) {
   DaemonConfig c = default_daemon_config();
   ASSERT_EQ(apply_toml("[ingest]\ncurve_endpoints = [\"tcp://0.0.0.0:5558\"]\n"
