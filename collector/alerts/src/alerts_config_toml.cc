@@ -47,8 +47,8 @@ std::string apply_rule(const TomlFields& f, AlertRule& rule) {
       rule.window_ns = 0;
     } else {
       auto ns = parse_duration(window);
-      if (!ns || *ns <= 0)
-        return f.error("window", "'" + window + "' is not a window like \"60s\" or \"total\"");
+      if (!ns) return f.error("window", duration_problem(window) + ", or \"total\"");
+      if (*ns <= 0) return f.error("window", "'" + window + "': a window must be longer than 0");
       rule.window_ns = *ns;
     }
   }

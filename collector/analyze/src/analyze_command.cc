@@ -11,7 +11,7 @@
 #include "analyze_report.h"
 #include "config/class_presets.h"
 #include "config/class_rules_toml.h"
-#include "config/duration_arg.h"
+#include "config/duration.h"
 #include "dfanalyzer_summary.h"
 #include "engine_view.h"
 #include "hta_breakdown.h"
@@ -89,8 +89,9 @@ std::string parse_args(std::span<const std::string_view> args, AnalyzeOptions& o
       o.engine = false;
     } else if (arg == "--granularity" || arg == "--horizon") {
       if (!value(v)) return std::string(arg) + " needs a duration";
-      const auto ns = parse_duration_ns(v);
-      if (!ns || *ns <= 0) return std::string(arg) + ": '" + std::string(v) + "' is not a duration";
+      const auto ns = parse_duration(v);
+      if (!ns) return std::string(arg) + ": " + duration_problem(v);
+      if (*ns <= 0) return std::string(arg) + ": must be more than 0";
       (arg == "--granularity" ? o.granularity_ns : o.horizon_ns) = *ns;
     } else if (arg == "--threads") {
       if (!value(v)) return "--threads needs a count";

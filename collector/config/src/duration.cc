@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <string>
 
 namespace stallwatch::collector {
 
@@ -30,6 +31,20 @@ std::optional<std::int64_t> parse_duration(std::string_view text) {
     return static_cast<std::int64_t>(std::llround(ns));
   }
   return std::nullopt;
+}
+
+std::string duration_problem(std::string_view text) {
+  if (parse_duration(text)) return {};
+  const std::string quoted = "'" + std::string(text) + "'";
+  double number = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (!text.empty() && ec == std::errc() && ptr == text.data() + text.size()) {
+    return quoted + " has no unit: write it with one, e.g. \"" + std::string(text) +
+           "s\" (units ns, us, ms, s, m, h, d)";
+  }
+  return quoted +
+         " is not a duration like \"500ms\", \"30s\" or \"2m\" (units ns, us, ms, s, m, "
+         "h, d)";
 }
 
 }  // namespace stallwatch::collector

@@ -131,15 +131,13 @@ std::string TomlFields::duration(std::string_view key, std::int64_t& out_ns,
   std::optional<std::int64_t> ns;
   if (v.is_string()) {
     ns = parse_duration(v.as_string().str);
-    if (!ns)
-      return error(key, "'" + v.as_string().str + "' is not a duration like \"30s\" or \"2m\"");
+    if (!ns) return error(key, duration_problem(v.as_string().str));
   } else if (v.is_integer() || v.is_floating()) {
-    const double s = v.is_integer() ? static_cast<double>(v.as_integer()) : v.as_floating();
-    if (!(s >= 0) || s > 9e9)
-      return error(key, "expected a duration like \"30s\" or a number of seconds");
-    ns = static_cast<std::int64_t>(std::llround(s * 1e9));
+    const std::string number = v.is_integer() ? std::to_string(v.as_integer()) : toml::format(v);
+    return error(key, "a duration is a string with a unit, e.g. \"" + number +
+                          "s\" (units ns, us, ms, s, m, h, d), not a bare number");
   } else {
-    return error(key, "expected a duration like \"30s\" or a number of seconds");
+    return error(key, "expected a duration like \"30s\"");
   }
   if (*ns < 0 || (*ns == 0 && !allow_zero)) return error(key, "must be a positive duration");
   out_ns = *ns;

@@ -117,7 +117,8 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
     std::vector<std::int64_t> windows;
     for (const auto& n : names) {
       auto ns = parse_duration(n);
-      if (!ns || *ns <= 0) return s.error("windows", "'" + n + "' is not a duration like \"60s\"");
+      if (!ns) return s.error("windows", duration_problem(n));
+      if (*ns <= 0) return s.error("windows", "'" + n + "': a window must be longer than 0");
       windows.push_back(*ns);
     }
     e.windows_ns = std::move(windows);

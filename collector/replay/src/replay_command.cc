@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "config/duration_arg.h"
+#include "config/duration.h"
 #include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
 #include "push_sender.h"
@@ -106,8 +106,9 @@ std::string parse_args(std::span<const std::string_view> args, ReplayOptions& o,
       o.job = std::string(v);
     } else if (arg == "--timeout") {
       if (!value()) return "--timeout needs a duration";
-      const auto ns = parse_duration_ns(v);
-      if (!ns || *ns <= 0) return "--timeout: '" + std::string(v) + "' is not a duration";
+      const auto ns = parse_duration(v);
+      if (!ns) return "--timeout: " + duration_problem(v);
+      if (*ns <= 0) return "--timeout: must be more than 0";
       o.timeout_ns = *ns;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return "unknown option " + std::string(arg);

@@ -46,6 +46,9 @@ TEST(AnalyzeCommand, UsageErrorsExitWithTwo) {
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("unknown option --frobnicate"), std::string::npos);
   EXPECT_EQ(analyze({"x.pfw", "--granularity", "soon"}).code, 2);
+  const CommandRun bare = analyze({"x.pfw", "--granularity", "5"});
+  EXPECT_EQ(bare.code, 2);
+  EXPECT_NE(bare.err.find("--granularity: '5' has no unit"), std::string::npos) << bare.err;
   EXPECT_EQ(analyze({"x.pfw", "--mapping", "slurm"}).code, 2);
   const CommandRun help = analyze({"--help"});
   EXPECT_EQ(help.code, 0);

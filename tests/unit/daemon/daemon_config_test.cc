@@ -24,6 +24,21 @@ TEST(ParseDuration, RejectsGarbage) {
   }
 }
 
+TEST(ParseDuration, ABareNumberIsToldToAddAUnit) {
+  EXPECT_EQ(duration_problem("30s"), "");
+  EXPECT_EQ(duration_problem("30"),
+            "'30' has no unit: write it with one, e.g. \"30s\" (units ns, us, ms, s, m, h, d)");
+  EXPECT_NE(duration_problem("soon").find("'soon' is not a duration like"), std::string::npos);
+  // The same rule in a configuration file: a TOML number is not a duration.
+  DaemonConfig c = default_daemon_config();
+  std::string error = apply_toml("[engine]\nlateness = 2\n", "t.toml", c);
+  EXPECT_NE(error.find("t.toml"), std::string::npos) << error;
+  EXPECT_NE(error.find("engine.lateness"), std::string::npos) << error;
+  EXPECT_NE(error.find("\"2s\""), std::string::npos) << error;
+  error = apply_toml("[engine]\nwindows = [\"10\"]\n", "t.toml", c);
+  EXPECT_NE(error.find("'10' has no unit"), std::string::npos) << error;
+}
+
 TEST(FormatWindow, NamesWindowsLikeTheApi) {
   EXPECT_EQ(format_window(10 * kNsPerSecond), "10s");
   EXPECT_EQ(format_window(300 * kNsPerSecond), "300s");

@@ -196,6 +196,10 @@ TEST(ReplayCommand, UsageErrors) {
   const std::vector<std::string_view> bad{"x.pfw", "--speed", "fast"};
   EXPECT_EQ(run_replay(bad, out, err), 2);
   EXPECT_NE(err.str().find("--speed: 'fast'"), std::string::npos);
+  // One duration syntax everywhere: a bare number is refused, never read as seconds.
+  const std::vector<std::string_view> bare{"x.pfw", "--timeout", "30"};
+  EXPECT_EQ(run_replay(bare, out, err), 2);
+  EXPECT_NE(err.str().find("--timeout: '30' has no unit"), std::string::npos) << err.str();
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ class TomlFields {
   std::string integer(std::string_view key, std::int64_t& out, std::int64_t min,
                       std::int64_t max) const;
   std::string boolean(std::string_view key, bool& out) const;
-  // A duration string or a number of seconds; zero allowed when `allow_zero`.
+  // A duration string with a unit (config/duration.h); zero allowed when
+  // `allow_zero`. A bare number is refused with the hint to add a unit.
   std::string duration(std::string_view key, std::int64_t& out_ns, bool allow_zero) const;
 
   // "<file>:<line>: <path>.<key>: <problem>"; the table's own line when the
