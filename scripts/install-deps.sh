@@ -23,10 +23,10 @@ packages=(
   libzmq3-dev cppzmq-dev libflatbuffers-dev flatbuffers-compiler
   libboost-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev
   libtoml11-dev zlib1g-dev libsystemd-dev libncurses-dev libsodium-dev libcurl4-openssl-dev
-  pybind11-dev python3-dev
+  python3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang clang-format libclang-rt-14-dev
-  python3-pytest python3-numpy python3-torch python3-pandas python3-zmq python3-flatbuffers
+  python3-pytest python3-numpy python3-torch python3-pandas python3-zmq
   tmux chromium prometheus prometheus-alertmanager curl openssl
   systemd mypy
   # packaging: the Python wheel (pip wheel with Debian's setuptools/wheel,

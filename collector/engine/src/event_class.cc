@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "engine/event_class.h"
 
+#include <fnmatch.h>
+
 #include <array>
+#include <string>
 #include <utility>
 
 namespace stallwatch::collector {
@@ -31,30 +34,8 @@ std::optional<EventClass> event_class_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-// Iterative matcher: on a mismatch after a `*`, retry with the star eating one
-// more character. Linear in practice, never recursive.
 bool glob_match(std::string_view pattern, std::string_view text) {
-  std::size_t p = 0;
-  std::size_t t = 0;
-  std::size_t star = std::string_view::npos;
-  std::size_t star_text = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      star_text = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++star_text;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*')
-    ++p;
-  return p == pattern.size();
+  return fnmatch(std::string(pattern).c_str(), std::string(text).c_str(), 0) == 0;
 }
 
 ClassMapping ClassMapping::defaults() {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "text_width.h"
 
+#include <locale.h>
+#include <wchar.h>
+
 #include <array>
 #include <cstdint>
 #include <utility>
@@ -56,27 +59,18 @@ char32_t decode(std::string_view s, std::size_t& i) {
   return cp;
 }
 
+// The C library's wcwidth(3) under the built-in C.UTF-8 locale, whatever the
+// process's own locale is (a terminal dashboard started under LANG=C still
+// draws UTF-8). Unprintable code points and malformed bytes count as one
+// column: sanitize() replaces them before anything is drawn.
 int char_width(char32_t cp) {
   if (cp == kInvalid) return 1;
-  if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) ||
-      (cp >= 0xFE00 && cp <= 0xFE0F)) {
-    return 0;
-  }
-  constexpr std::array<std::pair<char32_t, char32_t>, 11> kWide{{{0x1100, 0x115F},
-                                                                 {0x2E80, 0x303E},
-                                                                 {0x3041, 0x33FF},
-                                                                 {0x3400, 0x4DBF},
-                                                                 {0x4E00, 0x9FFF},
-                                                                 {0xA000, 0xA4CF},
-                                                                 {0xAC00, 0xD7A3},
-                                                                 {0xF900, 0xFAFF},
-                                                                 {0xFF00, 0xFF60},
-                                                                 {0x1F300, 0x1FAFF},
-                                                                 {0x20000, 0x3FFFD}}};
-  for (const auto& [lo, hi] : kWide) {
-    if (cp >= lo && cp <= hi) return 2;
-  }
-  return 1;
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t{});
+  if (utf8 == locale_t{}) return 1;
+  const locale_t previous = uselocale(utf8);
+  const int width = wcwidth(static_cast<wchar_t>(cp));
+  uselocale(previous);
+  return width < 0 ? 1 : width;
 }
 
 char ascii_for(char32_t cp) {

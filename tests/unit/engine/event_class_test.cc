@@ -22,6 +22,11 @@ TEST(GlobMatch, StarsAndQuestionMarks) {
   EXPECT_FALSE(glob_match("?", ""));
   EXPECT_TRUE(glob_match("a*b*c", "axxbyyc"));
   EXPECT_FALSE(glob_match("a*b*c", "axxbyy"));
+  EXPECT_TRUE(glob_match("*.iter", "a/b/.iter"));
+  EXPECT_TRUE(glob_match("gpu[0-3]", "gpu2"));
+  EXPECT_FALSE(glob_match("gpu[0-3]", "gpu7"));
+  EXPECT_TRUE(glob_match("\\*", "*"));
+  EXPECT_FALSE(glob_match("\\*", "x"));
 }
 
 TEST(EventClassNames, RoundTrip) {

@@ -34,7 +34,8 @@ std::string_view to_string(EventClass c);
 std::optional<EventClass> event_class_from_string(std::string_view s);
 
 // One rule: an event matches when every given field matches. `cat` and `name`
-// are lists of glob patterns (`*` and `?`); an empty list matches anything.
+// are lists of glob patterns (fnmatch(3), see glob_match); an empty list
+// matches anything.
 struct ClassRule {
   std::vector<std::string> cat;
   std::vector<std::string> name;
@@ -61,6 +62,9 @@ class ClassMapping {
   std::vector<ClassRule> rules_;
 };
 
+// fnmatch(3) without flags: `*` and `?` match any characters, `/` and a
+// leading `.` included; `[...]` is a set and `\\` escapes. Called once per
+// distinct name (the engine caches classes by name), never per event.
 bool glob_match(std::string_view pattern, std::string_view text);
 
 }  // namespace stallwatch::collector
