@@ -29,6 +29,7 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(toml11 REQUIRED)
+find_package(CLI11 2.1 REQUIRED CONFIG)
 pkg_check_modules(SYSTEMD IMPORTED_TARGET libsystemd)
 
 set(CURSES_NEED_NCURSES TRUE)

@@ -23,6 +23,7 @@ packages=(
   libzmq3-dev cppzmq-dev libflatbuffers-dev flatbuffers-compiler
   libboost-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev
   libtoml11-dev zlib1g-dev libsystemd-dev libncurses-dev libsodium-dev libcurl4-openssl-dev
+  libcli11-dev
   python3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev clang clang-format libclang-rt-14-dev

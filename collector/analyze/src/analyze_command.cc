@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "analyze/analyze_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -16,7 +18,6 @@
 #include "engine_view.h"
 #include "hta_breakdown.h"
 #include "rank_scheduler.h"
-#include "traces/json_value.h"
 #include "traces/rank_workers.h"
 #include "traces/trace_plan.h"
 
@@ -24,22 +25,7 @@ namespace stallwatch::collector {
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: stallwatch analyze FILE... [--json] [--granularity DURATION]\n"
-    "                          [--mapping default|dlio] [--classes FILE.toml] [--horizon "
-    "DURATION]\n"
-    "                          [--no-engine] [--threads N]\n"
-    "\n"
-    "  FILE              dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz\n"
-    "  --json            one JSON document instead of tables\n"
-    "  --granularity D   also print DFAnalyzer's per-time-bin approximation (e.g. 1s)\n"
-    "  --mapping NAME    event-class preset (default: default)\n"
-    "  --classes FILE    [classes] rules tried before the preset's (TOML)\n"
-    "  --horizon D       how far back an event may start behind later ones before\n"
-    "                    a rank is re-read to stay exact (default 60s)\n"
-    "  --no-engine       skip stallwatch's own view (the DFAnalyzer/HTA parts only)\n"
-    "  --threads N       read up to N ranks at once (default: one per available CPU)\n"
-    "\n"
+constexpr const char* kFooter =
     "Ranks: a dftracer file's rank comes from its name (trace-3-of-8.pfw, rank3); a\n"
     "file without one (a data-loader worker) joins its parent process's rank: the\n"
     "file whose pid its `start` record's ppid names, or, with no `start` record,\n"
@@ -47,7 +33,7 @@ constexpr const char* kUsage =
     "its parent's pid). Other files are ranks of their own, in path order.\n"
     "Device busy: GPU kernels, copies and memsets (DFTracer's CUDA_KERNEL,\n"
     "CUDA_MEMCPY, CUDA_MEMSET, ..., or the `gpu` category); a rank with none is\n"
-    "judged on compute (device signal compute-proxy).\n";
+    "judged on compute (device signal compute-proxy).";
 
 struct AnalyzeOptions {
   std::vector<std::string> files;
@@ -60,61 +46,48 @@ struct AnalyzeOptions {
   std::size_t threads = 0;  // 0: one per available CPU
 };
 
-// "" on success, else the usage problem.
-std::string parse_args(std::span<const std::string_view> args, AnalyzeOptions& o, bool& help) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string_view arg = args[i];
-    std::optional<std::string_view> inline_value;
-    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
-      if (const auto eq = arg.find('='); eq != std::string_view::npos) {
-        inline_value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-      }
-    }
-    auto value = [&](std::string_view& v) -> bool {
-      if (inline_value) {
-        v = *inline_value;
-        return true;
-      }
-      if (i + 1 >= args.size()) return false;
-      v = args[++i];
-      return true;
-    };
-    std::string_view v;
-    if (arg == "-h" || arg == "--help") {
-      help = true;
-    } else if (arg == "--json") {
-      o.json = true;
-    } else if (arg == "--no-engine") {
-      o.engine = false;
-    } else if (arg == "--granularity" || arg == "--horizon") {
-      if (!value(v)) return std::string(arg) + " needs a duration";
-      const auto ns = parse_duration(v);
-      if (!ns) return std::string(arg) + ": " + duration_problem(v);
-      if (*ns <= 0) return std::string(arg) + ": must be more than 0";
-      (arg == "--granularity" ? o.granularity_ns : o.horizon_ns) = *ns;
-    } else if (arg == "--threads") {
-      if (!value(v)) return "--threads needs a count";
-      std::int64_t n = 0;
-      if (!detail::parse_int(v, n) || n < 1 || n > 1024) {
-        return "--threads: '" + std::string(v) + "' is not a count from 1 to 1024";
-      }
-      o.threads = static_cast<std::size_t>(n);
-    } else if (arg == "--mapping") {
-      if (!value(v)) return "--mapping needs a preset name";
-      if (!class_preset(v)) return "--mapping: unknown preset '" + std::string(v) + "'";
-      o.mapping = std::string(v);
-    } else if (arg == "--classes") {
-      if (!value(v)) return "--classes needs a TOML file";
-      o.classes_file = std::string(v);
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return "unknown option " + std::string(arg);
-    } else {
-      o.files.emplace_back(arg);
-    }
-  }
-  if (!help && o.files.empty()) return "no trace files given";
-  return {};
+// A duration option (config/duration.h) longer than 0, stored in `ns`.
+void add_duration(CLI::App& app, const std::string& name, std::int64_t& ns,
+                  const std::string& help) {
+  app.add_option_function<std::string>(
+         name, [&ns](const std::string& v) { ns = *parse_duration(v); }, help)
+      ->type_name("DURATION")
+      ->check([](const std::string& v) -> std::string {
+        const auto parsed = parse_duration(v);
+        if (!parsed) return duration_problem(v);
+        return *parsed > 0 ? "" : "must be more than 0";
+      });
+}
+
+std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
+  auto app = std::make_unique<CLI::App>(
+      "DFAnalyzer summary of dftracer traces and HTA breakdowns of PyTorch-profiler traces, "
+      "with stallwatch's own exact view.",
+      "stallwatch analyze");
+  app->add_option("FILE", o.files,
+                  "dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz")
+      ->required();
+  app->add_flag("--json", o.json, "one JSON document instead of tables");
+  add_duration(*app, "--granularity", o.granularity_ns,
+               "also print DFAnalyzer's per-time-bin approximation (e.g. 1s)");
+  app->add_option("--mapping", o.mapping, "event-class preset (default: default)")
+      ->type_name("NAME")
+      ->check([](const std::string& v) -> std::string {
+        return class_preset(v) ? "" : "unknown preset '" + v + "'";
+      });
+  app->add_option("--classes", o.classes_file, "[classes] rules tried before the preset's (TOML)")
+      ->type_name("FILE");
+  add_duration(*app, "--horizon", o.horizon_ns,
+               "how far back an event may start behind later ones before a rank is re-read to "
+               "stay exact (default 60s)");
+  app->add_flag_callback(
+      "--no-engine", [&o] { o.engine = false; },
+      "skip stallwatch's own view (the DFAnalyzer/HTA parts only)");
+  app->add_option("--threads", o.threads, "read up to N ranks at once (default: one per CPU)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
+  app->footer(kFooter);
+  return app;
 }
 
 void report_problems(const std::vector<ReadStats>& reads, std::ostream& err) {
@@ -132,14 +105,17 @@ void report_problems(const std::vector<ReadStats>& reads, std::ostream& err) {
 
 int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
   AnalyzeOptions options;
-  bool help = false;
-  if (auto problem = parse_args(args, options, help); !problem.empty()) {
-    err << "stallwatch analyze: " << problem << "\n" << kUsage;
-    return 2;
-  }
-  if (help) {
-    out << kUsage;
+  const auto app = analyze_app(options);
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app->parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app->help();
     return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "stallwatch analyze: " << e.what()
+        << "\nRun `stallwatch analyze --help` for the options.\n";
+    return 2;
   }
 
   ClassRulesConfig rules;

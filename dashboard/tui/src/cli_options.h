@@ -4,7 +4,8 @@
 // Command-line options of `stallwatch top` and `stallwatch status`, with the
 // environment defaults (STALLWATCH_URL, STALLWATCH_TOKEN). Pure: the
 // environment comes in as a value so tests need not touch the process's.
-// Flags take `--flag VALUE` or `--flag=VALUE`.
+// Parsed by CLI11, like every command of the product: `--flag VALUE` or
+// `--flag=VALUE`, the same --help layout and error wording everywhere.
 
 #include <optional>
 #include <string>
@@ -51,7 +52,8 @@ ParsedOptions<TopOptions> parse_top_options(int argc, const char* const* argv,
 ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* argv,
                                                   const EnvDefaults& env);
 
-std::string_view top_usage();
-std::string_view status_usage();
+// The --help text.
+std::string top_usage();
+std::string status_usage();
 
 }  // namespace stallwatch::tui

@@ -67,7 +67,8 @@ int run_status(int argc, char** argv) {
       return 0;
     }
     if (!parsed.options) {
-      std::cerr << "stallwatch status: " << parsed.error << "\n" << status_usage();
+      std::cerr << "stallwatch status: " << parsed.error
+                << "\nRun `stallwatch status --help` for the options.\n";
       return 2;
     }
     return status(*parsed.options);

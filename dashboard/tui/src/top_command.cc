@@ -17,7 +17,8 @@ int run_top(int argc, char** argv) {
       return 0;
     }
     if (!parsed.options) {
-      std::cerr << "stallwatch top: " << parsed.error << "\n" << top_usage();
+      std::cerr << "stallwatch top: " << parsed.error
+                << "\nRun `stallwatch top --help` for the options.\n";
       return 2;
     }
     if (parsed.options->once) return run_top_once(*parsed.options, std::cout, std::cerr);
