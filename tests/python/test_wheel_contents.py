@@ -89,6 +89,23 @@ def test_tags_metadata_version_and_licence(unpacked):
     assert os.path.basename(wheel_env.WHEEL) == f"stallwatch-{version}-cp38-abi3-" + \
         re.search(r"^Tag: cp38-abi3-(\S+)$", wheel, re.M).group(1) + ".whl"
     assert "MIT License" in open(os.path.join(info, "LICENSE")).read()
+    notices = open(os.path.join(info, "THIRD_PARTY_NOTICES")).read()
+    assert "Libraries bundled in the Python wheel" in notices
+
+
+def test_every_bundled_library_carries_its_licence(unpacked):
+    """Each library in stallwatch.libs/ ships with its Debian package's copyright
+    file, so LGPL texts travel with the LGPL libraries."""
+    libs = os.path.join(unpacked, "stallwatch.libs")
+    licences = os.path.join(libs, "licenses")
+    shipped = sorted(os.listdir(licences))
+    assert "libzmq5.copyright" in shipped, shipped
+    assert "libsodium23.copyright" in shipped, shipped
+    zmq = open(os.path.join(licences, "libzmq5.copyright")).read()
+    assert "LGPL" in zmq or "GNU Lesser" in zmq
+    bundled = [n for n in os.listdir(libs) if ".so" in n]
+    # One copyright file per package; a package may hold several libraries.
+    assert len(shipped) >= 4 and len(bundled) >= len(shipped), (bundled, shipped)
 
 
 def test_every_file_of_the_package_is_in_it(unpacked):

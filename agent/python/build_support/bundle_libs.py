@@ -36,6 +36,8 @@ GLIBC_LIBRARIES = frozenset({
 })
 
 LIBS_DIR_NAME = "stallwatch.libs"
+LICENCES_DIR_NAME = "licenses"
+DEBIAN_DOC = Path("/usr/share/doc")
 
 _LDD_LINE = re.compile(r"^\s*(\S+)\s+=>\s+(.+?)\s+\(0x[0-9a-f]+\)\s*$")
 _LDD_NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found\s*$")
@@ -131,6 +133,7 @@ def bundle(package_files: Iterable[Path], libs_dir: Path) -> Dict[str, str]:
         target.chmod(0o755)
         renamed[soname] = new_name
         copies.append(target)
+    copy_licences(sources.values(), libs_dir / LICENCES_DIR_NAME)
 
     relative_libs = os.path.relpath(libs_dir.resolve(), files[0].parent) if files else "."
     # One change per patchelf run: patchelf 0.14 can corrupt a file when one run
@@ -149,6 +152,31 @@ def bundle(package_files: Iterable[Path], libs_dir: Path) -> Dict[str, str]:
         if left:
             raise BundleError(f"patchelf left {left} in {path.name}: {renamed_needed}")
     return renamed
+
+
+def debian_package(library: str) -> str:
+    """The Debian package that installed `library` (a resolved path), found by its
+    file name so that /lib and /usr/lib spellings both match."""
+    out = _run("dpkg-query", "-S", "*/" + os.path.basename(library))
+    for line in out.splitlines():
+        package, _, path = line.partition(": ")
+        if os.path.realpath(path.strip()) == os.path.realpath(library):
+            return package.split(":")[0]
+    raise BundleError(f"no Debian package owns {library}")
+
+
+def copy_licences(libraries: Iterable[str], target: Path) -> List[str]:
+    """Copies the Debian copyright file of every bundled library's package into
+    `target` as ``<package>.copyright``: the licence texts (LGPL ones included)
+    travel with the copies. Returns the packages, sorted."""
+    packages = sorted({debian_package(library) for library in libraries})
+    target.mkdir(parents=True, exist_ok=True)
+    for package in packages:
+        source = DEBIAN_DOC / package / "copyright"
+        if not source.is_file():
+            raise BundleError(f"{package} has no {source}: its licence cannot ship in the wheel")
+        shutil.copyfile(source, target / f"{package}.copyright")
+    return packages
 
 
 def check_closure(extension: Path, root: Path) -> List[str]:

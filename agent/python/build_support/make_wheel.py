@@ -23,6 +23,9 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 STAGED = ("pyproject.toml", "setup.py", "LICENSE", "stallwatch-dftracer-alias.pth")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.so.*")
+# The repository's notices of third-party material, in the wheel's dist-info
+# beside LICENSE (pyproject.toml's license-files).
+NOTICES = PACKAGE_DIR.parent.parent / "THIRD_PARTY_NOTICES"
 
 
 def stage(target: Path) -> None:
@@ -30,6 +33,7 @@ def stage(target: Path) -> None:
     target.mkdir(parents=True)
     for name in STAGED:
         shutil.copyfile(PACKAGE_DIR / name, target / name)
+    shutil.copyfile(NOTICES, target / NOTICES.name)
     for folder in ("stallwatch", "build_support"):
         shutil.copytree(PACKAGE_DIR / folder, target / folder, ignore=IGNORED)
 
