@@ -182,7 +182,10 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
         snap->jobs.back().ranks.emplace_back(tracker->snapshot(now_ns, m.verdict_index));
     rank.host = tracker->host();
     rank.clock_offset_ns = m.clocks.offset_ns(rank.host);
-    calls.back().push_back({tracker->comm_calls(), rank.clock_offset_ns});
+    // A rank that never had COMM time (its totals) has no calls: no scan.
+    const bool comm = !rank.windows.empty() && rank.windows.back().comm_seconds > 0;
+    calls.back().push_back(
+        {comm ? tracker->comm_calls() : std::vector<detail::CommCall>{}, rank.clock_offset_ns});
     sources += tracker->source_count();
     memory += tracker->approx_bytes() + key.first.capacity() + sizeof(key) + 64;
   }
