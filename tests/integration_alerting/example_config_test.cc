@@ -29,7 +29,7 @@ TEST(ExampleConfig, LoadsInTheRealDaemonAndServes) {
   ASSERT_TRUE(daemon.start()) << daemon.log();
   EXPECT_EQ(daemon.get("/api/v1/status").status, 200);
   EXPECT_EQ(daemon.get("/api/v1/alerts").body, "{\"alerts\":[]}");
-  EXPECT_NE(daemon.log().find("alerts: 3 rule(s), notifying log"), std::string::npos)
+  EXPECT_NE(daemon.log().find("alerts: 4 rule(s), notifying log"), std::string::npos)
       << daemon.log();
 }
 

@@ -109,7 +109,7 @@ original = torch.nn.Module.__call__
 assert swt.instrument()
 assert not swt.instrument()
 assert torch.nn.Module.__call__ is not original
-assert swt.instrumented() == {"data", "forward", "backward", "optimizer"}
+assert swt.instrumented() == {"data", "forward", "backward", "optimizer", "distributed"}
 swt.uninstrument()
 assert torch.nn.Module.__call__ is original
 assert swt.instrumented() == frozenset()

@@ -103,6 +103,12 @@ def end(token: int) -> None:
         _native.region_end(token)
 
 
+def end_value(token: int, value: int) -> None:
+    """Closes a region opened by :func:`begin` with an integer payload on its END."""
+    if token and _native is not None:
+        _native.region_end_value(token, int(value))
+
+
 # END payload marking the wait that ended a loop (SW_END_LOOP_EXHAUSTED).
 END_LOOP_EXHAUSTED = 1
 

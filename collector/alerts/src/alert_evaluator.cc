@@ -72,9 +72,10 @@ void AlertEvaluator::evaluate_rule(std::size_t rule_index, const Snapshot& snap,
                                    std::vector<Alert>& out) {
   const AlertRule& rule = rules_[rule_index];
   std::optional<std::size_t> wi;
+  const bool straggler = rule.metric == kStragglerCostMetric;
   if (rule.has_window()) {
     wi = window_index(snap, rule.window_ns);
-    if (!wi || !metric_[rule_index]) return;
+    if (!wi || (!metric_[rule_index] && !straggler)) return;
   }
   const auto metric_of = [&](const WindowMetrics& m) {
     return metric_value(m, *metric_[rule_index]);
@@ -91,7 +92,9 @@ void AlertEvaluator::evaluate_rule(std::size_t rule_index, const Snapshot& snap,
       } else if (*wi < job.windows.size()) {
         const JobWindow& w = job.windows[*wi];
         o.verdict = to_string(w.verdict);
-        if (job.state == RankState::kActive) {
+        if (job.state == RankState::kActive && straggler) {
+          o.value = w.held_back.ranks.empty() ? 0.0 : w.held_back.cost_ratio;
+        } else if (job.state == RankState::kActive) {
           o.value = metric_of(rule.aggregate == JobAggregate::kMean ? w.mean : w.max);
         }
       }
@@ -104,6 +107,7 @@ void AlertEvaluator::evaluate_rule(std::size_t rule_index, const Snapshot& snap,
       observe(rule_index, o, snap.now_ns, out);
       continue;
     }
+    if (straggler) continue;  // a job metric
     for (const RankSnapshot& rank : job.ranks) {
       Observation o{job.job, rank.rank, kNaN, to_string(rank.verdict)};
       if (!rule.has_window()) {

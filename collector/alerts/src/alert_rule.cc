@@ -60,14 +60,15 @@ bool AlertRule::recovered(double value) const {
 }
 
 bool is_alert_metric(std::string_view metric) {
-  return metric == kSilentSecondsMetric || catalog::find_metric(metric).has_value();
+  return metric == kSilentSecondsMetric || metric == kStragglerCostMetric ||
+         catalog::find_metric(metric).has_value();
 }
 
 std::string alert_metric_names() {
   std::string out;
   for (const catalog::MetricInfo& m : catalog::kMetrics)
     out += std::string(m.name) + ", ";
-  return out + std::string(kSilentSecondsMetric);
+  return out + std::string(kSilentSecondsMetric) + ", " + std::string(kStragglerCostMetric);
 }
 
 std::string alert_window_name(std::int64_t window_ns) {
@@ -91,6 +92,10 @@ std::string validate(const AlertRule& rule, const std::vector<std::int64_t>& win
       known += alert_window_name(w) + ", ";
     return where(rule) + "window " + alert_window_name(rule.window_ns) +
            " is not one of the engine's windows (" + known + "total); add it to engine.windows";
+  }
+  if (rule.metric == kStragglerCostMetric && rule.scope != AlertScope::kJob) {
+    return where(rule) + std::string(kStragglerCostMetric) +
+           " is a job metric: set scope = \"job\"";
   }
   if (!std::isfinite(rule.threshold)) return where(rule) + "threshold must be a finite number";
   if (!std::isnan(rule.clear)) {

@@ -52,7 +52,23 @@ std::vector<AlertRule> default_alert_rules() {
        "be hung, dead or cut off from the collector."}};
   silent.origin = "default rule RankSilent";
 
-  return {starved, idle, silent};
+  AlertRule held;
+  held.name = "JobHeldBack";
+  held.metric = std::string(kStragglerCostMetric);
+  held.scope = AlertScope::kJob;
+  held.window_ns = 60 * kSecond;
+  held.threshold = 0.2;
+  held.clear = 0.15;
+  held.for_ns = 60 * kSecond;
+  held.severity = "warning";
+  held.annotations = {
+      {"summary", "Job {job} is held back by some of its ranks"},
+      {"description",
+       "The other ranks waited for the slowest {value} of the last {window} (threshold "
+       "{threshold}); the job detail's held_back names them and their verdict."}};
+  held.origin = "default rule JobHeldBack";
+
+  return {starved, idle, silent, held};
 }
 
 }  // namespace stallwatch::collector

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <toml.hpp>
+#include <utility>
 
 #include "alerts/alerts_config_toml.h"
 #include "config/class_rules_toml.h"
@@ -163,8 +164,8 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
 
 std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "verdict", {});
-  if (auto err = s.allow_only(
-          {"idle_busy_ratio", "data_stall_ratio", "unoverlapped_io_ratio", "device_idle_ratio"});
+  if (auto err = s.allow_only({"idle_busy_ratio", "data_stall_ratio", "unoverlapped_io_ratio",
+                               "device_idle_ratio", "peer_wait_ratio"});
       !err.empty()) {
     return err;
   }
@@ -176,7 +177,22 @@ std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
   for (auto [key, target] : {RatioKey{"idle_busy_ratio", &v.idle_busy_ratio},
                              RatioKey{"data_stall_ratio", &v.data_stall_ratio},
                              RatioKey{"unoverlapped_io_ratio", &v.unoverlapped_io_ratio},
-                             RatioKey{"device_idle_ratio", &v.device_idle_ratio}}) {
+                             RatioKey{"device_idle_ratio", &v.device_idle_ratio},
+                             RatioKey{"peer_wait_ratio", &v.peer_wait_ratio}}) {
+    if (s.has(key)) {
+      if (auto err = s.ratio(key, *target); !err.empty()) return err;
+    }
+  }
+  return {};
+}
+
+// Who holds a job back (docs/api.md, "held_back").
+std::string apply_straggler(const toml::value& t, DaemonConfig& c) {
+  TomlFields s(t, "straggler", {});
+  if (auto err = s.allow_only({"blame_share", "cost_ratio"}); !err.empty()) return err;
+  StragglerThresholds& v = c.engine.straggler;
+  for (auto [key, target] : {std::pair<const char*, double*>{"blame_share", &v.blame_share},
+                             std::pair<const char*, double*>{"cost_ratio", &v.cost_ratio}}) {
     if (s.has(key)) {
       if (auto err = s.ratio(key, *target); !err.empty()) return err;
     }
@@ -360,8 +376,8 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   }
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
   TomlFields top(root, "", file_name);
-  if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "classes", "journal", "log",
-                                 "state", "alerts", "prometheus"});
+  if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "straggler", "classes",
+                                 "journal", "log", "state", "alerts", "prometheus"});
       !err.empty()) {
     return err;
   }
@@ -373,8 +389,9 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   for (auto [name, apply] :
        {Section{"ingest", apply_ingest}, Section{"http", apply_http},
         Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
-        Section{"journal", apply_journal}, Section{"log", apply_log}, Section{"state", apply_state},
-        Section{"alerts", apply_alerts}, Section{"prometheus", apply_prometheus}}) {
+        Section{"straggler", apply_straggler}, Section{"journal", apply_journal},
+        Section{"log", apply_log}, Section{"state", apply_state}, Section{"alerts", apply_alerts},
+        Section{"prometheus", apply_prometheus}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
     if (!section.is_table()) return top.error(name, "must be a table");

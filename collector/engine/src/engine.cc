@@ -12,6 +12,7 @@
 #include "engine/series_metrics.h"
 #include "host_clocks.h"
 #include "job_aggregate.h"
+#include "job_peers.h"
 #include "rank_tracker.h"
 
 namespace stallwatch::collector {
@@ -170,19 +171,28 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   snap->clock_warning_ns = m.config.clock_warning_ns;
   std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes() +
                          m.clocks.approx_bytes();
+  // Per job, its ranks' COMM calls (read from their timelines, at tick time).
+  std::vector<std::vector<detail::RankCalls>> calls;
   for (auto& [key, tracker] : m.ranks) {
     if (snap->jobs.empty() || snap->jobs.back().job != key.first) {
       snap->jobs.emplace_back().job = key.first;
+      calls.emplace_back();
     }
     RankSnapshot& rank =
         snap->jobs.back().ranks.emplace_back(tracker->snapshot(now_ns, m.verdict_index));
     rank.host = tracker->host();
     rank.clock_offset_ns = m.clocks.offset_ns(rank.host);
+    // A rank that never had COMM time (its totals) has no calls: no scan.
+    const bool comm = !rank.windows.empty() && rank.windows.back().comm_seconds > 0;
+    calls.back().push_back(
+        {comm ? tracker->comm_calls() : std::vector<detail::CommCall>{}, rank.clock_offset_ns});
     sources += tracker->source_count();
     memory += tracker->approx_bytes() + key.first.capacity() + sizeof(key) + 64;
   }
   std::uint64_t late = m.forgotten_late;
-  for (auto& job : snap->jobs) {
+  for (std::size_t j = 0; j < snap->jobs.size(); ++j) {
+    JobSnapshot& job = snap->jobs[j];
+    const detail::JobPeers peers(job.ranks, calls[j], m.config, m.verdict_index);
     job.state = job_state(job.ranks);
     job.start_ns = std::numeric_limits<std::int64_t>::max();
     for (const auto& r : job.ranks) {
@@ -192,6 +202,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
     }
     for (std::size_t i = 0; i < m.windows_ns.size(); ++i) {
       job.windows.push_back(detail::aggregate_job_window(job.ranks, i, m.config.verdict));
+      peers.fill(job.ranks, i, job.windows.back());
     }
     job.verdict = job.windows[m.verdict_index].verdict;
     add(snap->counters, job.counters);

@@ -104,7 +104,10 @@ std::string validate(const EngineConfig& c) {
        {std::pair<std::string_view, double>{"verdict.idle_busy_ratio", c.verdict.idle_busy_ratio},
         {"verdict.data_stall_ratio", c.verdict.data_stall_ratio},
         {"verdict.unoverlapped_io_ratio", c.verdict.unoverlapped_io_ratio},
-        {"verdict.device_idle_ratio", c.verdict.device_idle_ratio}}) {
+        {"verdict.device_idle_ratio", c.verdict.device_idle_ratio},
+        {"verdict.peer_wait_ratio", c.verdict.peer_wait_ratio},
+        {"straggler.blame_share", c.straggler.blame_share},
+        {"straggler.cost_ratio", c.straggler.cost_ratio}}) {
     if (auto err = ratio(field, value); !err.empty()) return err;
   }
   return {};

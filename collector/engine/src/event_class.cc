@@ -53,6 +53,13 @@ ClassMapping ClassMapping::defaults() {
        {"*Synchronize*", "*StreamWaitEvent*"},
        false,
        0},
+      // NCCL/RCCL kernels (HTA's rule: the name starts with "nccl" and has
+      // "Kernel" after it) are communication, not device work: a device
+      // spinning in them while its rank waits for peers is not busy.
+      {{"gpu", "CUDA_KERNEL", "KERNEL_DISPATCH"},
+       {"nccl*Kernel*"},
+       false,
+       class_bit(EventClass::kComm)},
       // Work on the device: stallwatch's own `gpu` lanes, DFTracer's CUPTI
       // activity kinds (kernels, copies, memsets, CUDA graph launches) and its
       // rocprofiler kinds (kernel dispatches, copies).

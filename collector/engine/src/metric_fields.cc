@@ -80,8 +80,9 @@ constexpr std::size_t aggregate_fields() {
   }
 }
 
-// window_ns, start_ns, end_ns and verdict are not metrics.
-constexpr std::size_t kNonMetricFields = 4;
+// window_ns, start_ns, end_ns, verdict and peer_wait_seconds (computed
+// across ranks, see WindowMetrics) are not catalog metrics.
+constexpr std::size_t kNonMetricFields = 5;
 static_assert(aggregate_fields<WindowMetrics>() == catalog::kMetricCount + kNonMetricFields,
               "a WindowMetrics field that is not a metric of catalog/metric_table.h: add it "
               "there and to kFields (or count it among the non-metric fields)");

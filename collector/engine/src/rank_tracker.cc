@@ -40,6 +40,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       batch_(batch),
       blocks_(blocks),
       res_(config.resolution_ns),
+      step_mark_(names.step_mark),
       sources_(config.max_sources_per_rank),
       timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
       progress_(names.step_mark, names.epoch_start, names.epoch_body, names.batch_size),
@@ -139,6 +140,37 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
   }
   tl.truncated = timeline_.truncated_since(tl.from_ns);
   return tl;
+}
+
+std::vector<CommCall> RankTracker::comm_calls() const {
+  std::vector<CommCall> calls;
+  timeline_.for_each_region([&](const TimelineEntry& e) {
+    if (e.mask & class_bit(EventClass::kComm)) calls.push_back({e.start_ns, e.end_ns, -1, 0});
+  });
+  if (calls.empty()) return calls;
+  std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (ts, value)
+  const auto& marks = timeline_.marks();
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    if (marks[i].name == step_mark_) steps.emplace_back(marks[i].ts_ns, marks[i].value);
+  }
+  std::sort(steps.begin(), steps.end());
+  std::sort(calls.begin(), calls.end(), [](const CommCall& a, const CommCall& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  });
+  std::size_t next = 0;
+  std::int64_t step = -1;
+  std::uint32_t ordinal = 0;
+  for (CommCall& c : calls) {
+    bool moved = false;
+    while (next < steps.size() && steps[next].first <= c.start_ns) {
+      step = steps[next++].second;
+      moved = true;
+    }
+    if (moved) ordinal = 0;
+    c.step = step;
+    c.ordinal = ordinal++;
+  }
+  return calls;
 }
 
 std::size_t RankTracker::approx_bytes() const {

@@ -20,6 +20,7 @@
 #include "engine/timeline_store.h"
 #include "event_walk.h"
 #include "finalized_counters.h"
+#include "peer_wait.h"
 #include "rank_sources.h"
 #include "training_progress.h"
 #include "window_finalizer.h"
@@ -102,6 +103,10 @@ class RankTracker {
 
   Timeline timeline(const NameTable& names, std::int64_t seconds) const;
 
+  // Its closed COMM regions the timeline keeps, keyed by step (peer_wait.h):
+  // read at tick time for peer_wait_seconds, never on the ingest path.
+  std::vector<CommCall> comm_calls() const;
+
   // Appends to `out` the value of WindowMetrics field `metric` (an index into
   // Engine::series_metric_names()) over [t - window, t) for each t of `t_ns`
   // (window 0 = since the start); NaN where unknown or the window is empty.
@@ -127,6 +132,7 @@ class RankTracker {
   BatchCoverage& batch_;
   TimelineBlockPool& blocks_;  // the engine's, shared like batch_
   std::int64_t res_;
+  NameId step_mark_;
 
   RankSources sources_;
   TimelineStore timeline_;

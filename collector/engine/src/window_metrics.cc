@@ -61,6 +61,11 @@ Verdict judge(const WindowMetrics& m, const VerdictThresholds& t) {
       m.io_seconds < busy && m.steps == 0) {
     return Verdict::kIdle;
   }
+  const double peer_wait = m.peer_wait_seconds;
+  if (peer_wait / wall >= t.peer_wait_ratio && peer_wait >= m.data_stall_seconds &&
+      peer_wait >= m.unoverlapped_all_io_seconds) {
+    return Verdict::kWaitingForPeers;
+  }
   if (m.data_stall_ratio >= t.data_stall_ratio) return Verdict::kDataStarved;
   if (m.unoverlapped_all_io_seconds / wall >= t.unoverlapped_io_ratio) return Verdict::kIoBound;
   if (m.device_idle_ratio >= t.device_idle_ratio) return Verdict::kHostBound;

@@ -14,8 +14,9 @@
 namespace stallwatch::collector {
 namespace {
 
-constexpr std::array kVerdicts{Verdict::kIdle, Verdict::kDataStarved, Verdict::kIoBound,
-                               Verdict::kHostBound, Verdict::kWellOverlapped};
+constexpr std::array kVerdicts{Verdict::kIdle,           Verdict::kDataStarved,
+                               Verdict::kIoBound,        Verdict::kHostBound,
+                               Verdict::kWellOverlapped, Verdict::kWaitingForPeers};
 constexpr std::array kRankStates{RankState::kActive, RankState::kSilent, RankState::kFinished};
 
 constexpr double seconds(std::int64_t ns) {
@@ -197,6 +198,27 @@ void write_step_histogram(Exposition& e, const Snapshot& snap, const std::vector
 
 // Each metric of the catalog for `windows` (the step quantiles also for the
 // step window); a metric with no window is left out.
+// Waiting for peers is no catalog metric (it is computed across ranks): its
+// own family, over the per-rank windows and the verdict window.
+void write_peer_wait(Exposition& e, const Snapshot* snap, const std::vector<RankRow>& rows,
+                     const std::vector<std::string>& labels, const PrometheusConfig& config) {
+  e.family("stallwatch_peer_wait_seconds", "gauge",
+           "Time blocked in collectives before their latest arrival: waiting for the job's "
+           "slower ranks (docs/api.md).");
+  if (snap == nullptr) return;
+  std::vector<std::int64_t> wanted = config.per_rank_windows_ns;
+  wanted.push_back(snap->verdict_window_ns);
+  const auto windows = window_indices(*snap, wanted);
+  for (const RankRow& r : rows) {
+    for (std::size_t w : windows) {
+      if (w < r.rank->windows.size()) {
+        e.sample("stallwatch_peer_wait_seconds", r.labels, labels[w],
+                 r.rank->windows[w].peer_wait_seconds);
+      }
+    }
+  }
+}
+
 void write_window_gauges(Exposition& e, const Snapshot* snap, const std::vector<RankRow>& rows,
                          const PrometheusConfig& config) {
   const std::int64_t step_window = step_window_ns(snap, config);
@@ -222,6 +244,7 @@ void write_window_gauges(Exposition& e, const Snapshot* snap, const std::vector<
       }
     }
   }
+  write_peer_wait(e, snap, rows, labels, config);
 }
 
 void write_state_and_verdict(Exposition& e, const Snapshot* snap, const std::vector<RankRow>& rows,
@@ -238,7 +261,7 @@ void write_state_and_verdict(Exposition& e, const Snapshot* snap, const std::vec
 
   e.family("stallwatch_verdict", "gauge",
            "Always 1, one series per rank and window: the rank's verdict (idle, data-starved, "
-           "io-bound, host-bound, well-overlapped) in the label.");
+           "io-bound, host-bound, well-overlapped, waiting-for-peers) in the label.");
   if (snap == nullptr) return;
   std::vector<std::int64_t> wanted = config.per_rank_windows_ns;
   wanted.push_back(snap->verdict_window_ns);
@@ -357,6 +380,25 @@ void write_job_families(Exposition& e, const Snapshot* snap, const PrometheusCon
   each([&](const JobWindow& jw, const std::string& l) {
     if (jw.straggler_rank >= 0) {
       e.sample("stallwatch_job_straggler_rank", l, static_cast<double>(jw.straggler_rank));
+    }
+  });
+  e.family("stallwatch_job_straggler_held_back", "gauge",
+           "Always 1, one series per rank holding the job back in the window (its own verdict "
+           "in the label); none in a balanced job.");
+  each([&](const JobWindow& jw, const std::string& l) {
+    for (std::size_t i = 0; i < jw.held_back.ranks.size(); ++i) {
+      std::string extra = label("rank", std::to_string(jw.held_back.ranks[i]));
+      extra.push_back(',');
+      extra.append(label("verdict", to_string(jw.held_back.verdicts[i])));
+      e.sample("stallwatch_job_straggler_held_back", l, extra, 1);
+    }
+  });
+  e.family("stallwatch_job_straggler_cost_ratio", "gauge",
+           "Mean share of wall time the job's other ranks wait for the ranks holding it back "
+           "(absent when nobody holds it back).");
+  each([&](const JobWindow& jw, const std::string& l) {
+    if (!jw.held_back.ranks.empty()) {
+      e.sample("stallwatch_job_straggler_cost_ratio", l, jw.held_back.cost_ratio);
     }
   });
   e.family("stallwatch_job_ranks", "gauge", "The job's ranks by state (active, silent, finished).");

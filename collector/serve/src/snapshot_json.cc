@@ -106,6 +106,7 @@ void SnapshotJson::write_metrics(JsonWriter& w, const WindowMetrics& m) const {
     }
   }
   w.key("verdict").string(to_string(m.verdict));
+  w.key("peer_wait_seconds").number(m.peer_wait_seconds);
   w.end_object();
 }
 
@@ -137,8 +138,31 @@ void SnapshotJson::write_aggregates(JsonWriter& w, const JobSnapshot& job) const
       w.null();
     }
     w.key("verdict").string(to_string(jw.verdict));
+    write_held_back(w, jw.held_back);
     w.end_object();
   }
+  w.end_object();
+}
+
+// docs/api.md, "held_back": null when nobody holds the job back.
+void SnapshotJson::write_held_back(JsonWriter& w, const JobWindow::HeldBack& h) {
+  w.key("held_back");
+  if (h.ranks.empty()) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.key("ranks").begin_array();
+  for (std::size_t i = 0; i < h.ranks.size(); ++i) {
+    w.begin_object();
+    w.key("rank").integer(h.ranks[i]);
+    w.key("verdict").string(to_string(h.verdicts[i]));
+    // The rank's cause (storage, preprocessing) is written here, beside its verdict.
+    w.end_object();
+  }
+  w.end_array();
+  w.key("cost_ratio").number(h.cost_ratio);
+  w.key("other_ranks").integer(h.other_ranks);
   w.end_object();
 }
 

@@ -102,6 +102,9 @@ struct Aggregate {
   Metrics max;
   std::optional<std::int32_t> straggler_rank;
   std::string verdict;
+  // Who holds the job back (docs/api.md, "held_back"), as the header shows it:
+  // "rank 3: data-starved, costs the other 3 ranks 38 %"; empty: nobody.
+  std::string held_back;
 };
 
 // A `JobSummary` (from /api/v1/jobs and ticks) or the head of a job detail.

@@ -2,6 +2,7 @@
 #include "api_parse.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -57,6 +58,26 @@ const Json& array_or_empty(const Json& object, const char* key) {
   static const Json kEmpty = Json::array();
   const Json* f = field(object, key);
   return f != nullptr && f->is_array() ? *f : kEmpty;
+}
+
+// "rank 3: data-starved, costs the other 3 ranks 38 %", or "" for null.
+std::string held_back_text(const Json& aggregate) {
+  const Json* held = field(aggregate, "held_back");
+  if (held == nullptr || !held->is_object()) return {};
+  std::string out;
+  for (const Json& r : array_or_empty(*held, "ranks")) {
+    const auto rank = optional_int(r, "rank");
+    if (!rank) continue;
+    if (!out.empty()) out += "; ";
+    out += "rank " + std::to_string(*rank) + ": " + text(r, "verdict");
+  }
+  if (out.empty()) return out;
+  const auto others = optional_int(*held, "other_ranks").value_or(0);
+  const auto cost = number(*held, "cost_ratio").value_or(0);
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%.0f %%", cost * 100);
+  return out + ", costs the other " + std::to_string(others) +
+         (others == 1 ? " rank " : " ranks ") + percent;
 }
 
 std::vector<std::string> strings(const Json& object, const char* key) {
@@ -115,6 +136,7 @@ JobSummary job_summary(const Json& o) {
     a.max = metrics(object_or_empty(value, "max"));
     a.straggler_rank = optional_int(value, "straggler_rank");
     a.verdict = text(value, "verdict");
+    a.held_back = held_back_text(value);
     j.summary.emplace(name, std::move(a));
   }
   j.counters = counters(object_or_empty(o, "counters"));

@@ -128,7 +128,9 @@ void job_line(Canvas& c, const TopState& s, const JobDetail& d) {
   line.add(" · " + std::to_string(d.ranks.size()) + (d.ranks.size() == 1 ? " rank" : " ranks"));
   line.add(" · " + window_label(s.window) + " verdict ");
   line.add(verdict.empty() ? std::string(kDash) : verdict, verdict_style(verdict));
-  if (a != nullptr && a->straggler_rank) {
+  if (a != nullptr && !a->held_back.empty()) {
+    line.add(" · held back by " + sanitize(a->held_back), Style::kBad);
+  } else if (a != nullptr && a->straggler_rank) {
     line.add(" · straggler rank " + std::to_string(*a->straggler_rank), Style::kWarn);
   }
 }

@@ -14,6 +14,17 @@ function kpi(label, value, sub, tone = '', field = '') {
     h('div', { class: 'kpi-sub' }, sub));
 }
 
+// "Held back by rank 3: data-starved, costs the other 3 ranks 38 % of their time."
+// (docs/api.md, "held_back"); null when nobody holds the job back.
+function heldBackLine(held) {
+  if (!held || !(held.ranks ?? []).length) return null;
+  const named = held.ranks.map((r) => `rank ${r.rank}: ${r.verdict}`).join('; ');
+  const others = held.other_ranks === 1 ? 'the other rank' : `the other ${held.other_ranks} ranks`;
+  return h('div', { class: 'banner', role: 'note', dataset: { heldBack: 'true' } },
+    h('strong', {}, `Held back by ${named}`),
+    h('span', {}, `, costs ${others} ${pct(held.cost_ratio)} of their time waiting for peers.`));
+}
+
 function rankList(ranks) {
   if (ranks.length > 6) return `${ranks.length} ranks`;
   return `rank${ranks.length > 1 ? 's' : ''} ${ranks.join(', ')}`;
@@ -62,6 +73,6 @@ export class JobSummary {
         h('strong', {}, kProxyNote),
         h('span', {}, `for ${rankList(proxyRanks)}: device idle is the time outside compute regions.`))
       : null;
-    replaceChildren(this.element, grid, banner);
+    replaceChildren(this.element, grid, heldBackLine(agg.held_back), banner);
   }
 }

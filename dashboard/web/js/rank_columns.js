@@ -48,6 +48,21 @@ export const rankColumns = [
     render: (r, ctx) => ratioBar(metric(r, ctx, 'data_stall_ratio'), (metric(r, ctx, 'verdict') ?? r.verdict) === 'data-starved' ? 'bad' : ''),
   },
   {
+    key: 'peer_wait_ratio', label: 'Waiting for peers', num: true,
+    title: 'Share of the window blocked in collectives before the last rank of the job arrived',
+    value: (r, ctx) => {
+      const wait = metric(r, ctx, 'peer_wait_seconds');
+      const wall = metric(r, ctx, 'wall_seconds');
+      return Number.isFinite(wait) && wall > 0 ? wait / wall : null;
+    },
+    render: (r, ctx) => {
+      const wait = metric(r, ctx, 'peer_wait_seconds');
+      const wall = metric(r, ctx, 'wall_seconds');
+      const waiting = (metric(r, ctx, 'verdict') ?? r.verdict) === 'waiting-for-peers';
+      return ratioBar(Number.isFinite(wait) && wall > 0 ? wait / wall : null, waiting ? 'warn' : '');
+    },
+  },
+  {
     key: 'unoverlapped_app_io_seconds', label: 'Unoverl. app I/O', num: true,
     title: 'Application I/O not overlapped with compute, seconds in the window',
     value: (r, ctx) => metric(r, ctx, 'unoverlapped_app_io_seconds'),

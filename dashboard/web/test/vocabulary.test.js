@@ -10,7 +10,7 @@ const file = process.env.STALLWATCH_VOCABULARY_JS;
 
 test('the vocabulary module has a label, tone and meaning for every API word', { skip: !file && 'STALLWATCH_VOCABULARY_JS not set (run through ctest)' }, async () => {
   const v = await import(pathToFileURL(file).href);
-  assert.deepEqual(Object.keys(v.kVerdicts), ['data-starved', 'io-bound', 'host-bound', 'well-overlapped', 'idle']);
+  assert.deepEqual(Object.keys(v.kVerdicts), ['data-starved', 'io-bound', 'waiting-for-peers', 'host-bound', 'well-overlapped', 'idle']);
   assert.deepEqual(Object.keys(v.kRankStates), ['active', 'silent', 'finished']);
   assert.deepEqual(Object.keys(v.kDeviceSources).sort(), ['compute-proxy', 'cuda-events', 'cupti', 'nvml', 'trace']);
   for (const table of [v.kVerdicts, v.kRankStates, v.kDeviceSources]) {

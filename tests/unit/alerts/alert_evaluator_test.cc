@@ -279,6 +279,47 @@ TEST(AlertEvaluatorTest, DefaultDataStarvedNeedsThirtySecondsAboveThirtyPercent)
   EXPECT_EQ(out[0].annotations[0].second, "Rank 0 of job j is starved for data");
 }
 
+TEST(AlertEvaluatorTest, DefaultJobHeldBackFiresAfterAMinuteAndClearsWithHysteresis) {
+  std::vector<AlertRule> rules;
+  for (const AlertRule& r : default_alert_rules()) {
+    if (r.name == "JobHeldBack") rules.push_back(r);
+  }
+  ASSERT_EQ(rules.size(), 1u);
+  AlertEvaluator e(rules);
+  // Rank 3 holds the job back: the other ranks wait `cost` of their time for it.
+  auto snap = [](double cost, std::int64_t at) {
+    Snapshot s = SnapshotBuilder().rank("j", 0, 0).rank("j", 3, 0.5).build(at);
+    for (JobWindow& w : s.jobs[0].windows) {
+      if (cost > 0) {
+        w.held_back.ranks = {3};
+        w.held_back.verdicts = {Verdict::kDataStarved};
+        w.held_back.cost_ratio = cost;
+        w.held_back.other_ranks = 1;
+      }
+    }
+    return s;
+  };
+  for (std::int64_t t = 0; t < 60; ++t)
+    ASSERT_TRUE(e.evaluate(snap(0.38, t)).empty()) << t;
+  auto out = e.evaluate(snap(0.38, 60));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].name, "JobHeldBack");
+  EXPECT_EQ(out[0].scope, AlertScope::kJob);
+  EXPECT_EQ(out[0].annotations[0].second, "Job j is held back by some of its ranks");
+  // Between clear (0.15) and the threshold it keeps firing; nobody named resolves it.
+  EXPECT_TRUE(e.evaluate(snap(0.17, 61)).empty());
+  out = e.evaluate(snap(0, 62));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].phase, AlertPhase::kResolved);
+}
+
+TEST(AlertEvaluatorTest, StragglerCostIsAJobMetric) {
+  AlertRule r = default_alert_rules().back();
+  EXPECT_EQ(validate(r, {10 * kS, 60 * kS}), "");
+  r.scope = AlertScope::kRank;
+  EXPECT_NE(validate(r, {10 * kS, 60 * kS}).find("scope"), std::string::npos);
+}
+
 TEST(AlertEvaluatorTest, FlappingInputProducesOneFiringNotification) {
   AlertEvaluator e({starved(2)});
   std::size_t firing = 0;

@@ -26,7 +26,12 @@ TEST(AlertsConfigTomlTest, DefaultsRunWhenThereAreNoRules) {
   AlertsConfig c;
   ASSERT_EQ(load("[alerts]\n", c), "");
   const auto rules = c.effective_rules(kWindows);
-  ASSERT_EQ(rules.size(), 3u);
+  ASSERT_EQ(rules.size(), 4u);
+  EXPECT_EQ(rules[3].name, "JobHeldBack");
+  EXPECT_EQ(rules[3].metric, "straggler_cost_ratio");
+  EXPECT_EQ(rules[3].scope, AlertScope::kJob);
+  EXPECT_DOUBLE_EQ(rules[3].threshold, 0.2);
+  EXPECT_DOUBLE_EQ(rules[3].clear, 0.15);
   EXPECT_EQ(rules[0].name, "DataStarved");
   EXPECT_EQ(rules[0].metric, "data_stall_ratio");
   EXPECT_EQ(rules[0].window_ns, 60 * kS);
@@ -239,7 +244,7 @@ TEST(AlertsConfigTomlTest, DefaultRulesWithoutTheirWindowAreLeftOut) {
   const auto rules = c.effective_rules(no_minute, &skipped);
   ASSERT_EQ(rules.size(), 1u);
   EXPECT_EQ(rules[0].name, "RankSilent");
-  EXPECT_EQ(skipped, (std::vector<std::string>{"DataStarved", "DeviceIdle"}));
+  EXPECT_EQ(skipped, (std::vector<std::string>{"DataStarved", "DeviceIdle", "JobHeldBack"}));
 }
 
 }  // namespace

@@ -89,6 +89,10 @@ tick = "250ms"
 history = "10m"
 [verdict]
 data_stall_ratio = 0.25
+peer_wait_ratio = 0.2
+[straggler]
+blame_share = 0.4
+cost_ratio = 0.05
 [journal]
 dir = "/tmp/j"
 [log]
@@ -106,6 +110,9 @@ level = "debug"
   EXPECT_EQ(c.tick_ns, 250'000'000);
   EXPECT_EQ(c.engine.history_ns, 600 * kNsPerSecond);
   EXPECT_DOUBLE_EQ(c.engine.verdict.data_stall_ratio, 0.25);
+  EXPECT_DOUBLE_EQ(c.engine.verdict.peer_wait_ratio, 0.2);
+  EXPECT_DOUBLE_EQ(c.engine.straggler.blame_share, 0.4);
+  EXPECT_DOUBLE_EQ(c.engine.straggler.cost_ratio, 0.05);
   ASSERT_TRUE(c.journal_dir.has_value());
   EXPECT_EQ(*c.journal_dir, "/tmp/j");
   EXPECT_EQ(c.log_level, "debug");
@@ -129,6 +136,7 @@ TEST(ApplyToml, RejectsBadValuesWithTheKey) {
   for (const Case& k : {Case{"[engine]\nwindows = [\"10x\"]\n", "engine.windows"},
                         Case{"[http]\nlisten = \"nowhere\"\n", "http.listen"},
                         Case{"[verdict]\ndata_stall_ratio = 1.5\n", "verdict.data_stall_ratio"},
+                        Case{"[straggler]\ncost_ratio = 2\n", "straggler.cost_ratio"},
                         Case{"[log]\nlevel = \"loud\"\n", "log.level"},
                         Case{"[http]\nmax_connections = 0\n", "http.max_connections"},
                         Case{"[bogus]\n", "bogus"}, Case{"[engine\n", "x.toml"}}) {

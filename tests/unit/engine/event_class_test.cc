@@ -46,6 +46,16 @@ TEST(ClassMapping, DesignDefaults) {
   EXPECT_EQ(m.classify("dataloader", "fetch", true), fetch);
   EXPECT_EQ(m.classify("dataloader", "fetch", false), bit(EventClass::kAppIo));
   EXPECT_EQ(m.classify("gpu", "kernel", false), bit(EventClass::kDeviceBusy));
+  // NCCL and RCCL kernels are communication (HTA's kernel types), whatever lane.
+  for (const char* cat : {"gpu", "CUDA_KERNEL", "KERNEL_DISPATCH"}) {
+    EXPECT_EQ(m.classify(cat, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", false),
+              bit(EventClass::kComm))
+        << cat;
+    EXPECT_EQ(m.classify(cat, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage)", false),
+              bit(EventClass::kComm))
+        << cat;
+  }
+  EXPECT_EQ(m.classify("gpu", "nccl_pack", false), bit(EventClass::kDeviceBusy));
   EXPECT_EQ(m.classify("compute", "forward", false), bit(EventClass::kCompute));
   EXPECT_EQ(m.classify("ai_framework", "x", false), bit(EventClass::kCompute));
   for (const char* cat : {"dataloader", "data", "checkpoint", "reader"}) {

@@ -39,6 +39,24 @@ std::string job_detail_body() {
         "finished": false, "open_regions": 1, "counters": {}}]}]})";
 }
 
+TEST(ApiParseTest, HeldBackReadsAsTheHeaderShowsIt) {
+  std::string body = job_detail_body();
+  const std::string null_held = R"("straggler_rank": null, "verdict": "data-starved"})";
+  const auto at = body.find(null_held);
+  ASSERT_NE(at, std::string::npos);
+  const auto parsed_none = parse_job_detail(body);
+  ASSERT_TRUE(parsed_none.ok()) << parsed_none.error;
+  EXPECT_EQ(parsed_none.value->head.window("60s")->held_back, "");
+  body.replace(at, null_held.size(),
+               R"("straggler_rank": 3, "verdict": "waiting-for-peers", "held_back": )"
+               R"({"ranks": [{"rank": 3, "verdict": "data-starved"}], "cost_ratio": 0.384, )"
+               R"("other_ranks": 3}})");
+  const auto parsed = parse_job_detail(body);
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  EXPECT_EQ(parsed.value->head.window("60s")->held_back,
+            "rank 3: data-starved, costs the other 3 ranks 38 %");
+}
+
 TEST(ApiParseTest, JobDetailKeepsEveryFieldTheTuiShows) {
   const auto parsed = parse_job_detail(job_detail_body());
   ASSERT_TRUE(parsed.ok()) << parsed.error;

@@ -19,6 +19,12 @@ the outermost ``nn.Module`` call             region ``compute/forward``
 dataset ``__getitem__``                      region ``data/item`` in workers
                                              (in-process with num_workers=0 only
                                              with ``inline_items=True``)
+``torch.distributed`` collectives and      region ``comm/<function>`` on the
+point-to-point calls                         calling thread (async work: on the
+                                             thread that waits), bytes on END
+DDP gradient buckets                         region ``comm/all_reduce`` from
+                                             bucket ready to reduced (a comm
+                                             hook around torch's default one)
 ``Tensor.to(other device)`` (opt-in)         region ``device/transfer``
 the GPU (``gpu=``, default ``auto``)         CUPTI: every kernel, memcpy and
                                              memset as ``gpu`` complete events
@@ -50,13 +56,15 @@ __all__ = ["device_source", "instrument", "instrumented", "uninstrument"]
 def instrument(*, dataloader: bool = True, forward: bool = True, backward: bool = True,
                optimizer: bool = True, workers: bool = True, items: bool = True,
                inline_items: bool = False, transfer: bool = False,
-               gpu: Optional[str] = None) -> bool:
+               gpu: Optional[str] = None, distributed: bool = True) -> bool:
     """Instruments PyTorch in this process (idempotent); True when anything was installed.
 
     `workers`: instrument data-loader worker processes; `items`: there, record
     the dataset's ``__getitem__`` as ``data/item`` regions; `inline_items`:
     record them in this process too when num_workers=0 (they then nest inside
     the fetch wait, which already counts that time; about 0.3 us per item).
+    `distributed`: record torch.distributed calls and DDP buckets as ``comm``
+    regions (torch/_distributed.py).
     `gpu`: the device-busy source -- ``auto`` (CUPTI, else CUDA-event spans
     when PyTorch has a CUDA device, else none), ``cupti``, ``cuda-events``,
     ``nvml``, ``none``, or a comma-separated preference list; None reads
@@ -67,7 +75,7 @@ def instrument(*, dataloader: bool = True, forward: bool = True, backward: bool 
     if _agent.switched_off():
         return False
     try:
-        from stallwatch.torch import _dataloader, _modules, _optim
+        from stallwatch.torch import _dataloader, _distributed, _modules, _optim
     except Exception as exc:
         warnings.warn(f"stallwatch: PyTorch instrumentation unavailable: {exc}", stacklevel=2)
         return False
@@ -79,6 +87,7 @@ def instrument(*, dataloader: bool = True, forward: bool = True, backward: bool 
         (backward, "backward", lambda: _modules.install_backward(STATE)),
         (optimizer, "optimizer", lambda: _optim.install_optimizer(STATE)),
         (transfer, "transfer", lambda: _modules.install_transfer(STATE)),
+        (distributed, "distributed", lambda: _distributed.install_distributed(STATE)),
     )
     installed = False
     for wanted, what, install in steps:
@@ -107,7 +116,8 @@ def device_source() -> str:
 
 
 def instrumented() -> frozenset:
-    """What is instrumented now: a subset of data, forward, backward, optimizer, transfer."""
+    """What is instrumented now: a subset of data, forward, backward, optimizer, transfer,
+    distributed."""
     return frozenset(STATE.installed)
 
 
@@ -119,6 +129,6 @@ def uninstrument() -> None:
         STATE.gpu_started = False
         _cuda.stop_gpu(STATE)
     _optim.remove_hooks(STATE)
-    STATE.undo(("compute", "data", "items"))
+    STATE.undo(("compute", "data", "items", "comm"))
     STATE.installed.clear()
     STATE.reset_counters()

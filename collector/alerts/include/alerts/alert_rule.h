@@ -25,6 +25,10 @@ std::string_view to_string(JobAggregate a);     // "mean", "max"
 // The rank-liveness metric: seconds since the rank's last batch (collector
 // clock), defined for ranks that have not finished. It has no window.
 inline constexpr std::string_view kSilentSecondsMetric = "silent_seconds";
+// The job metric of who holds a job back (docs/api.md, "held_back"): the share
+// of their time the other ranks wait for the ranks named, 0 when nobody is
+// named. Job scope only.
+inline constexpr std::string_view kStragglerCostMetric = "straggler_cost_ratio";
 
 // One alerting rule, as configured by `[[alerts.rule]]` (see
 // systemd/stallwatchd.toml). A plain value; the evaluator owns the state.
@@ -36,7 +40,7 @@ inline constexpr std::string_view kSilentSecondsMetric = "silent_seconds";
 // not active — never breaches and always counts as recovered.
 struct AlertRule {
   std::string name;
-  std::string metric;                       // a WindowMetrics field or kSilentSecondsMetric
+  std::string metric;  // a WindowMetrics field, kSilentSecondsMetric or kStragglerCostMetric
   std::int64_t window_ns = 60'000'000'000;  // one of the engine's windows; 0 = totals
   AlertComparison comparison = AlertComparison::kAbove;
   double threshold = 0;
@@ -63,8 +67,8 @@ struct AlertRule {
 // totals). Returns "" or what is wrong, starting with the rule's origin.
 std::string validate(const AlertRule& rule, const std::vector<std::int64_t>& windows_ns);
 
-// Metric names a rule may use: the metrics of catalog/metric_table.h and
-// kSilentSecondsMetric.
+// Metric names a rule may use: the metrics of catalog/metric_table.h,
+// kSilentSecondsMetric and kStragglerCostMetric.
 bool is_alert_metric(std::string_view metric);
 // "wall_seconds, compute_seconds, ..., silent_seconds", for messages.
 std::string alert_metric_names();

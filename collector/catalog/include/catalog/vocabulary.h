@@ -45,6 +45,7 @@ enum class Verdict : std::uint8_t {
   kIoBound = 2,
   kHostBound = 3,
   kWellOverlapped = 4,
+  kWaitingForPeers = 5,
 };
 enum class RankState : std::uint8_t { kActive = 0, kSilent = 1, kFinished = 2 };
 // The effective source of a rank's DEVICE_BUSY intervals: what its sources
@@ -68,11 +69,13 @@ struct Term {
 };
 
 // Problems first: the order help screens and legends list them in.
-inline constexpr std::array<Term<Verdict>, 5> kVerdicts{{
+inline constexpr std::array<Term<Verdict>, 6> kVerdicts{{
     {Verdict::kDataStarved, "data-starved", "data-starved", Tone::kBad,
      "the device idles while the training loop waits for the next batch"},
     {Verdict::kIoBound, "io-bound", "I/O-bound", Tone::kWarn,
      "application I/O is not hidden behind compute"},
+    {Verdict::kWaitingForPeers, "waiting-for-peers", "waiting for peers", Tone::kWarn,
+     "the rank waits in collectives for slower ranks of its job"},
     {Verdict::kHostBound, "host-bound", "host-bound", Tone::kWarn,
      "the device is idle but not waiting for data: host-side work is the limit"},
     {Verdict::kWellOverlapped, "well-overlapped", "well-overlapped", Tone::kOk,

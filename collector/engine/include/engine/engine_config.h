@@ -13,13 +13,26 @@ namespace stallwatch::collector {
 inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
 // Thresholds that turn window metrics into a verdict (docs/design.md). Checked in
-// this order: idle, data-starved, io-bound, host-bound, well-overlapped.
+// this order: idle, waiting-for-peers, data-starved, io-bound, host-bound, well-overlapped.
 struct VerdictThresholds {
   double idle_busy_ratio =
       0.02;  // idle: compute, device busy and app I/O each below this share of wall
   double data_stall_ratio = 0.15;       // data-starved: data_stall_ratio >= this
   double unoverlapped_io_ratio = 0.15;  // io-bound: (unoverlapped app I/O ∪ I/O) / wall >= this
   double device_idle_ratio = 0.30;      // host-bound: device idle >= this without a data stall
+  // waiting-for-peers (checked after idle): peer_wait_seconds / wall >= this,
+  // and at least the rank's own data stall and unoverlapped I/O.
+  double peer_wait_ratio = 0.15;
+};
+
+// When a job is "held back" by some of its ranks (docs/api.md, "held_back").
+struct StragglerThresholds {
+  // Named: a rank that was the latest arrival of collectives causing at least
+  // this share of the job's waiting for peers in the window.
+  double blame_share = 0.5;
+  // ... when the other ranks wait for peers at least this share of their wall
+  // time on average (below it, a balanced job's jitter names nobody).
+  double cost_ratio = 0.10;
 };
 
 struct EngineConfig {
@@ -67,6 +80,7 @@ struct EngineConfig {
 
   ClassMapping classes = ClassMapping::defaults();
   VerdictThresholds verdict;
+  StragglerThresholds straggler;
 };
 
 // Returns an empty string when valid, else what is wrong (naming the field).

@@ -30,7 +30,8 @@ using DeviceSignal = catalog::DeviceSignal;
 
 // "active", "silent", "finished"
 std::string_view to_string(RankState s);
-// "idle", "data-starved", "io-bound", "host-bound", "well-overlapped"
+// "idle", "data-starved", "io-bound", "host-bound", "well-overlapped",
+// "waiting-for-peers"
 std::string_view to_string(Verdict v);
 // "compute-proxy", "cupti", "cuda-events", "nvml"
 std::string_view to_string(DeviceSignal d);
@@ -63,6 +64,11 @@ struct WindowMetrics {
   double steps_per_second = 0;
   double samples_per_second = 0;  // NaN when no batch size was reported
   Verdict verdict = Verdict::kIdle;
+  // Time blocked in collectives before their latest arrival (docs/api.md,
+  // "peer_wait_seconds"): computed across the job's ranks at tick time, not
+  // a catalog metric (no series). NaN for windows longer than the timeline
+  // kept (EngineConfig::timeline_ns) and for the totals; 0 in a job alone.
+  double peer_wait_seconds = 0;
 };
 
 // Loss and volume counters; per process, summed per rank, per job and overall.
@@ -199,6 +205,18 @@ struct JobWindow {
   std::int32_t straggler_rank =
       -1;  // slowest rank by step time (-1: fewer than 2 ranks with steps)
   Verdict verdict = Verdict::kIdle;  // verdict of the mean
+  // The rank(s) holding the job back in this window (docs/api.md, "held_back"):
+  // the latest arrivals that caused at least StragglerThresholds::blame_share
+  // of the job's waiting for peers, when that waiting costs the other ranks at
+  // least StragglerThresholds::cost_ratio of their wall time. Empty: nobody.
+  struct HeldBack {
+    std::vector<std::int32_t> ranks;  // most blamed first
+    std::vector<Verdict> verdicts;    // each named rank's own verdict in this window
+    // Mean over the other ranks of peer_wait_seconds / wall_seconds.
+    double cost_ratio = 0;
+    std::int32_t other_ranks = 0;
+    // The named ranks' cause (storage, preprocessing) goes here beside their verdict.
+  } held_back;
 };
 
 // A rank's times converted to the collector's clock for views that put ranks

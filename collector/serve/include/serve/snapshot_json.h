@@ -45,6 +45,7 @@ class SnapshotJson {
   std::string_view name_of(std::int64_t window_ns) const;
   void write_header_fields(JsonWriter& w) const;
   void write_aggregates(JsonWriter& w, const JobSnapshot& job) const;
+  static void write_held_back(JsonWriter& w, const JobWindow::HeldBack& h);
 
   const Snapshot& snapshot_;
   // (window_ns, name) for the snapshot's windows; never empty.

@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: MIT
+"""``torch.distributed`` collectives, point-to-point calls and DDP gradient buckets
+as ``comm`` regions.
+
+- Each collective or point-to-point function of ``torch.distributed``
+  (:data:`COLLECTIVES`) called synchronously becomes a region ``comm/<function>``
+  on the calling thread, from the call to its return; its END carries the
+  bytes of the tensors passed (inputs and outputs as the function takes them).
+- Called with ``async_op=True``, the returned work is wrapped: the region runs
+  from the call to the end of the first ``wait()``, recorded on the thread that
+  waits (work never waited for is not recorded).
+- A ``DistributedDataParallel`` model without a communication hook of its own
+  gets, before its first forward, a hook that calls torch's default
+  all-reduce hook and records ``comm/all_reduce`` from the bucket being ready
+  to the reduction's completion (recorded where the future completes). Its
+  result is the default hook's, unchanged. A hook the script registers is
+  wrapped the same way instead.
+- Calls made inside a recorded call (``all_gather_object`` calling
+  ``all_gather``) are not recorded again.
+
+The functions are replaced on the ``torch.distributed`` namespace (the way
+scripts call them); undone by ``uninstrument()``. Nothing here raises into the
+training script.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable, Optional
+
+import torch
+
+from stallwatch import _agent
+from stallwatch.torch._state import STATE, TorchState
+
+GROUP = "comm"
+COMM_CAT = "comm"
+BUCKET_REGION = "all_reduce"
+COLLECTIVES = (
+    "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
+    "_all_gather_base", "gather", "scatter", "reduce_scatter", "reduce_scatter_tensor",
+    "_reduce_scatter_base", "all_to_all", "all_to_all_single", "barrier", "monitored_barrier",
+    "send", "recv", "isend", "irecv", "batch_isend_irecv", "all_gather_object",
+    "broadcast_object_list", "gather_object", "scatter_object_list",
+)
+# Functions that always return work to wait for.
+_ALWAYS_ASYNC = frozenset(("isend", "irecv", "batch_isend_irecv"))
+_HOOKED = "_stallwatch_comm_hook"
+
+
+class _Inside(threading.local):
+    """Per thread: depth of recorded calls in progress."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+
+_INSIDE = _Inside()
+
+
+def tensor_bytes(value: Any) -> int:
+    """Bytes of a tensor, or of the tensors in a (nested) list or tuple."""
+    if isinstance(value, torch.Tensor):
+        return int(value.numel() * value.element_size())
+    if isinstance(value, (list, tuple)):
+        return sum(tensor_bytes(v) for v in value)
+    return 0
+
+
+def _call_bytes(args: Any, kwargs: Any) -> int:
+    total = sum(tensor_bytes(a) for a in args[:2])
+    for key in ("tensor", "tensor_list", "output", "input", "output_tensor_list",
+                "input_tensor_list", "output_tensor", "input_tensor"):
+        if key in kwargs:
+            total += tensor_bytes(kwargs[key])
+    return total
+
+
+class TimedWork:
+    """Asynchronous work whose first completed ``wait()`` records its region.
+
+    Everything else is the wrapped work's (attribute access is delegated).
+    """
+
+    def __init__(self, work: Any, cat_id: int, name_id: int, start_ns: int) -> None:
+        self._work = work
+        self._ids = (cat_id, name_id)
+        self._start_ns: Optional[int] = start_ns
+
+    def wait(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._work.wait(*args, **kwargs)
+        start = self._start_ns
+        if start is not None:
+            self._start_ns = None
+            _agent.complete(self._ids[0], self._ids[1], start, _agent.now_ns() - start)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._work, name)
+
+
+def _wrap_work(result: Any, cat_id: int, name_id: int, start_ns: int) -> Any:
+    if result is None:
+        return None
+    if isinstance(result, list):
+        return [_wrap_work(w, cat_id, name_id, start_ns) for w in result]
+    return TimedWork(result, cat_id, name_id, start_ns)
+
+
+def _wrap_collective(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    always_async = name in _ALWAYS_ASYNC
+
+    @functools.wraps(fn)
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        if _INSIDE.depth:
+            return fn(*args, **kwargs)
+        cat_id = _agent.name_id(COMM_CAT)
+        name_id = _agent.name_id(name)
+        if always_async or kwargs.get("async_op", False):
+            start = _agent.now_ns()
+            _INSIDE.depth += 1
+            try:
+                result = fn(*args, **kwargs)
+            finally:
+                _INSIDE.depth -= 1
+            return _wrap_work(result, cat_id, name_id, start)
+        nbytes = _call_bytes(args, kwargs)
+        token = _agent.begin(cat_id, name_id)
+        _INSIDE.depth += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _INSIDE.depth -= 1
+            _agent.end_value(token, nbytes)
+
+    setattr(traced, "_stallwatch_wrapped", True)
+    return traced
+
+
+def recording_hook(hook: Callable[..., Any]) -> Callable[..., Any]:
+    """A DDP communication hook that runs `hook` and records each bucket's
+    reduction as ``comm/all_reduce`` until its future completes."""
+
+    @functools.wraps(hook)
+    def traced(state: Any, bucket: Any) -> Any:
+        start = _agent.now_ns()
+        fut = hook(state, bucket)
+        cat_id = _agent.name_id(COMM_CAT)
+        name_id = _agent.name_id(BUCKET_REGION)
+
+        def done(f: Any) -> Any:
+            _agent.complete(cat_id, name_id, start, _agent.now_ns() - start)
+            return f.value()
+
+        return fut.then(done)
+
+    return traced
+
+
+def _install_ddp(state: TorchState) -> None:
+    parallel = getattr(torch.nn, "parallel", None)
+    ddp_cls = getattr(parallel, "DistributedDataParallel", None)
+    if ddp_cls is None:
+        return
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    original_register = ddp_cls.register_comm_hook
+    original_forward = ddp_cls.forward
+
+    @functools.wraps(original_register)
+    def register_comm_hook(self: Any, hook_state: Any, hook: Callable[..., Any]) -> Any:
+        setattr(self, _HOOKED, True)
+        return original_register(self, hook_state, recording_hook(hook))
+
+    @functools.wraps(original_forward)
+    def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not getattr(self, _HOOKED, False):
+            setattr(self, _HOOKED, True)
+            try:
+                original_register(self, None, recording_hook(default_hooks.allreduce_hook))
+            except Exception:
+                pass
+        return original_forward(self, *args, **kwargs)
+
+    state.patch(ddp_cls, "register_comm_hook", register_comm_hook, GROUP)
+    state.patch(ddp_cls, "forward", forward, GROUP)
+
+
+def install_distributed(state: TorchState = STATE) -> None:
+    dist = getattr(torch, "distributed", None)
+    if dist is None or not dist.is_available():
+        return
+    for name in COLLECTIVES:
+        fn = getattr(dist, name, None)
+        if fn is None or getattr(fn, "_stallwatch_wrapped", False):
+            continue
+        state.patch(dist, name, _wrap_collective(fn, name), GROUP)
+    _install_ddp(state)

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+"""One rank of a 2-rank gloo job making each kind of torch.distributed call once,
+then 3 DDP steps; rank 0 prints a checksum of the trained parameters.
+
+    dist_calls.py RANK PORT
+"""
+
+import sys
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+rank, port = int(sys.argv[1]), int(sys.argv[2])
+torch.set_num_threads(1)
+dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+dist.broadcast(torch.zeros(16), src=0)                      # 64 bytes
+work = dist.all_reduce(torch.ones(8), async_op=True)        # recorded at wait()
+work.wait()
+gathered = [None, None]
+dist.all_gather_object(gathered, {"rank": rank})            # not its inner all_gather
+if rank == 0:
+    dist.send(torch.ones(4), dst=1)                         # 16 bytes
+else:
+    dist.recv(torch.empty(4), src=0)
+dist.barrier()
+
+torch.manual_seed(0)
+model = DistributedDataParallel(torch.nn.Linear(8, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    x = torch.full((4, 8), float(rank + step))
+    loss = model(x).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+if rank == 0:
+    print("checksum", repr(sum(float(p.sum()) for p in model.parameters())))
+dist.destroy_process_group()

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+"""Who holds a data-parallel job back, end to end with real processes.
+
+examples/ddp_straggler.py runs 4 ranks of a DDP job over gloo (CPU) under
+``python -m stallwatch.run`` against a real stallwatchd: zero-code capture of
+the DataLoader, the model and DDP's gradient all-reduce (a comm hook), then
+the job detail of the API over its 10 s window, which the ~10 s of training
+fill.
+
+- One slow loader (rank 3, ``DELAY`` s more per batch): the job is held back
+  by rank 3, data-starved; ranks 0-2 read ``waiting-for-peers`` with
+  ``peer_wait_seconds`` close to rank 3's extra fetch time over the window's
+  steps. Tolerance: 25 % + one step's delay. Each rank's wait runs from its
+  own bucket being ready to rank 3's, so it differs from the extra fetch time
+  by the ranks' differences in forward/backward time and by scheduling delays
+  of 4 processes on a machine with 2 cores (a few ms per step, up to tens
+  under load); a step cut by the window's start counts in part.
+- Balanced loaders: nobody is named.
+- One rank slow in host-side work outside the model (rank 1): named with its
+  own verdict, host-bound.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+
+import pytest
+
+from conftest import child_env
+from daemon_fixture import get_json, requires_daemon
+
+EXAMPLE = os.path.join(os.environ.get("STALLWATCH_TEST_EXAMPLES",
+                                      os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   "..", "..", "examples")),
+                       "ddp_straggler.py")
+RANKS = 4
+STEPS = 45
+DELAY = 0.2
+# The API window judged: the daemon's shortest, which the training fills (the
+# verdict window, 60 s, would also hold the ranks' start-up: importing torch).
+WINDOW = "10s"
+
+pytestmark = [requires_daemon]
+
+
+def torch_distributed() -> bool:
+    try:
+        import torch.distributed as dist
+    except Exception:
+        return False
+    return bool(dist.is_available())
+
+
+requires_gloo = pytest.mark.skipif(not torch_distributed(),
+                                   reason="PyTorch with torch.distributed is not installed")
+
+
+def run_job(base: str, ingest: str, job: str, *args: str) -> dict:
+    """Runs the example as `job` and returns the API's job detail once every rank finished."""
+    env = child_env(None, STALLWATCH_COLLECTOR=ingest, GLOO_SOCKET_IFNAME="lo")
+    proc = subprocess.run([sys.executable, EXAMPLE, "--job", job, "--ranks", str(RANKS),
+                           "--steps", str(STEPS), *args],
+                          env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            detail = get_json(f"{base}/api/v1/jobs/{job}")
+            ranks = detail.get("ranks", [])
+            if len(ranks) == RANKS and all(r["state"] == "finished" for r in ranks):
+                return detail
+        except urllib.error.HTTPError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"job {job} never finished in the collector")
+
+
+def held_back(detail: dict):
+    return detail["summary"][WINDOW]["held_back"]
+
+
+def rank_window(detail: dict, rank: int) -> dict:
+    row = next(r for r in detail["ranks"] if r["rank"] == rank)
+    return row["windows"][WINDOW]
+
+
+@requires_gloo
+def test_the_slow_loader_holds_the_job_back(daemon):
+    base, ingest = daemon
+    detail = run_job(base, ingest, "ddp-slow-loader", "--slow-loader", "3", "--delay", str(DELAY),
+                     "--fetch", "0.02")
+    named = held_back(detail)
+    assert named is not None, detail["summary"]
+    assert named["ranks"] == [{"rank": 3, "verdict": "data-starved"}], named
+    assert named["other_ranks"] == 3
+    for rank in (0, 1, 2):
+        w = rank_window(detail, rank)
+        assert w["verdict"] == "waiting-for-peers", (rank, w)
+        expected = DELAY * w["steps"]
+        assert abs(w["peer_wait_seconds"] - expected) <= 0.25 * expected + DELAY, (rank, w)
+        print(f"rank {rank}: peer_wait_seconds {w['peer_wait_seconds']:.3f} "
+              f"(expected {expected:.3f} over {w['steps']} steps)")
+    slow = rank_window(detail, 3)
+    assert slow["verdict"] == "data-starved", slow
+    assert slow["peer_wait_seconds"] < 0.1 * DELAY * slow["steps"], slow
+    print("held_back:", named)
+
+
+@requires_gloo
+def test_balanced_loaders_name_nobody(daemon):
+    base, ingest = daemon
+    detail = run_job(base, ingest, "ddp-balanced", "--fetch", "0.1")
+    assert held_back(detail) is None, detail["summary"][WINDOW]
+    for rank in range(RANKS):
+        w = rank_window(detail, rank)
+        print(f"rank {rank}: peer_wait_seconds {w['peer_wait_seconds']:.3f} "
+              f"wall {w['wall_seconds']:.3f} verdict {w['verdict']}")
+
+
+@requires_gloo
+def test_a_rank_slow_on_the_host_is_named_host_bound(daemon):
+    base, ingest = daemon
+    detail = run_job(base, ingest, "ddp-slow-host", "--slow-host", "1", "--delay", "0.25",
+                     "--fetch", "0.02")
+    named = held_back(detail)
+    assert named is not None, detail["summary"]
+    assert named["ranks"] == [{"rank": 1, "verdict": "host-bound"}], named
+    for rank in (0, 2, 3):
+        assert rank_window(detail, rank)["verdict"] == "waiting-for-peers", rank
