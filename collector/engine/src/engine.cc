@@ -194,6 +194,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
       job.windows.push_back(detail::aggregate_job_window(job.ranks, i, m.config.verdict));
     }
     job.verdict = job.windows[m.verdict_index].verdict;
+    job.cause = job.windows[m.verdict_index].mean.cause;
     add(snap->counters, job.counters);
     late += job.counters.late_events;
   }

@@ -104,7 +104,8 @@ std::string validate(const EngineConfig& c) {
        {std::pair<std::string_view, double>{"verdict.idle_busy_ratio", c.verdict.idle_busy_ratio},
         {"verdict.data_stall_ratio", c.verdict.data_stall_ratio},
         {"verdict.unoverlapped_io_ratio", c.verdict.unoverlapped_io_ratio},
-        {"verdict.device_idle_ratio", c.verdict.device_idle_ratio}}) {
+        {"verdict.device_idle_ratio", c.verdict.device_idle_ratio},
+        {"verdict.storage_io_ratio", c.verdict.storage_io_ratio}}) {
     if (auto err = ratio(field, value); !err.empty()) return err;
   }
   return {};

@@ -20,6 +20,9 @@ struct VerdictThresholds {
   double data_stall_ratio = 0.15;       // data-starved: data_stall_ratio >= this
   double unoverlapped_io_ratio = 0.15;  // io-bound: (unoverlapped app I/O ∪ I/O) / wall >= this
   double device_idle_ratio = 0.30;      // host-bound: device idle >= this without a data stall
+  // The cause of a data-starved rank with captured I/O: storage when
+  // loader_io_ratio >= this, else preprocessing.
+  double storage_io_ratio = 0.5;
 };
 
 struct EngineConfig {
