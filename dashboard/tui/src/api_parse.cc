@@ -81,6 +81,7 @@ Metrics metrics(const Json& o) {
   }
   m.end_ns = int64(o, "end_ns");
   m.verdict = text(o, "verdict");
+  m.cause = text(o, "cause");
   return m;
 }
 
@@ -108,6 +109,7 @@ JobSummary job_summary(const Json& o) {
   j.ranks = uint64(o, "ranks");
   j.active_ranks = uint64(o, "active_ranks");
   j.verdict = text(o, "verdict");
+  j.cause = text(o, "cause");
   j.device_source = text(o, "device_source");
   for (const auto& [name, value] : object_or_empty(o, "summary").items()) {
     Aggregate a;
@@ -115,6 +117,7 @@ JobSummary job_summary(const Json& o) {
     a.max = metrics(object_or_empty(value, "max"));
     a.straggler_rank = optional_int(value, "straggler_rank");
     a.verdict = text(value, "verdict");
+    a.cause = text(value, "cause");
     j.summary.emplace(name, std::move(a));
   }
   j.counters = counters(object_or_empty(o, "counters"));
@@ -147,6 +150,7 @@ RankRow rank_row(const Json& o) {
   r.rank = static_cast<std::int32_t>(int64(o, "rank"));
   r.state = text(o, "state");
   r.verdict = text(o, "verdict");
+  r.cause = text(o, "cause");
   r.device_source = text(o, "device_source");
   r.watermark_ns = int64(o, "watermark_ns");
   r.epoch = int64(o, "epoch", -1);

@@ -5,7 +5,7 @@
 // Rebuilt from the JobDetail body on every update; owns no state.
 import { h, replaceChildren } from './dom.js';
 import { pct, rate, seconds, windowLabel } from './format.js';
-import { kProxyNote, verdictPill, verdictSentence } from './verdict.js';
+import { causeTag, kProxyNote, verdictPill, verdictSentence } from './verdict.js';
 
 function kpi(label, value, sub, tone = '', field = '') {
   return h('div', { dataset: { kpi: field } },
@@ -44,7 +44,7 @@ export class JobSummary {
     const grid = h('div', { class: 'summary' },
       h('div', { dataset: { kpi: 'verdict' } },
         h('div', { class: 'kpi-label' }, `Verdict · ${windowLabel(window)}`),
-        h('div', {}, verdictPill(verdict, 'verdict-big')),
+        h('div', {}, verdictPill(verdict, 'verdict-big'), causeTag(agg.cause) ? [' ', causeTag(agg.cause)] : null),
         h('div', { class: 'verdict-line' }, verdictSentence(verdict, mean))),
       kpi('Data stall', pct(mean?.data_stall_ratio), `max ${pct(max?.data_stall_ratio)}${worst}`,
         verdict === 'data-starved' ? 'bad' : '', 'data_stall_ratio'),
