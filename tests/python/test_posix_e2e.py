@@ -2,8 +2,9 @@
 """End to end through a real stallwatchd: the two example loaders under
 ``python -m stallwatch.run --posix`` fill the live io_seconds and
 unoverlapped_io_seconds (DFAnalyzer's fields) from the captured POSIX calls.
-storage_loader.py's workers wait in ``read``: most of their loading time is I/O;
-decode_loader.py's read page-cached files: almost none of it is."""
+storage_loader.py's workers wait in ``read``: most of their loading time is I/O,
+so the data stall's cause is storage; decode_loader.py's read page-cached files:
+almost none of it is, so the cause is preprocessing."""
 
 from __future__ import annotations
 
@@ -58,8 +59,16 @@ def test_storage_loader_io_is_live(daemon, tmp_path):
     m = run_loader(daemon, "storage_loader.py", "posix-storage", tmp_path, "--item-ms", "40")
     assert m.get("io_seconds", 0) >= 0.8, m
     assert 0 < m["unoverlapped_io_seconds"] <= m["io_seconds"], m
+    assert m["verdict"] == "data-starved", m
+    assert m["io_captured"] is True, m
+    assert m["loader_io_ratio"] >= 0.5, m
+    assert m["cause"] == "storage", m
 
 
 def test_decode_loader_io_is_small(daemon, tmp_path):
     m = run_loader(daemon, "decode_loader.py", "posix-decode", tmp_path, "--passes", "30")
     assert 0 < m.get("io_seconds", 0) < 0.2, m
+    assert m["verdict"] == "data-starved", m
+    assert m["io_captured"] is True, m
+    assert m["loader_io_ratio"] < 0.5, m
+    assert m["cause"] == "preprocessing", m

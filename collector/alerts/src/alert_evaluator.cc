@@ -27,6 +27,11 @@ std::optional<std::size_t> window_index(const Snapshot& snap, std::int64_t windo
   return std::nullopt;
 }
 
+// A rule with a cause judges only windows whose verdict has that cause.
+bool matches_cause(const AlertRule& rule, Cause cause) {
+  return rule.cause.empty() || rule.cause == to_string(cause);
+}
+
 int phase_order(AlertPhase p) {
   switch (p) {
     case AlertPhase::kFiring:
@@ -92,9 +97,10 @@ void AlertEvaluator::evaluate_rule(std::size_t rule_index, const Snapshot& snap,
       } else if (*wi < job.windows.size()) {
         const JobWindow& w = job.windows[*wi];
         o.verdict = to_string(w.verdict);
+        o.cause = to_string(w.mean.cause);
         if (job.state == RankState::kActive && straggler) {
           o.value = w.held_back.ranks.empty() ? 0.0 : w.held_back.cost_ratio;
-        } else if (job.state == RankState::kActive) {
+        } else if (job.state == RankState::kActive && matches_cause(rule, w.mean.cause)) {
           o.value = metric_of(rule.aggregate == JobAggregate::kMean ? w.mean : w.max);
         }
       }
@@ -115,7 +121,10 @@ void AlertEvaluator::evaluate_rule(std::size_t rule_index, const Snapshot& snap,
           o.value = seconds_since(snap.now_ns, rank.last_seen_ns);
       } else if (*wi < rank.windows.size()) {
         o.verdict = to_string(rank.windows[*wi].verdict);
-        if (rank.state == RankState::kActive) o.value = metric_of(rank.windows[*wi]);
+        o.cause = to_string(rank.windows[*wi].cause);
+        if (rank.state == RankState::kActive && matches_cause(rule, rank.windows[*wi].cause)) {
+          o.value = metric_of(rank.windows[*wi]);
+        }
       }
       if (rank.end_ns - rank.start_ns < rule.warmup_ns) {
         if (auto it = instances_.find(Key{rule_index, job.job, rank.rank});
@@ -170,6 +179,7 @@ void AlertEvaluator::update_record(const AlertRule& rule, Instance& instance,
   a.phase = instance.state.phase();
   a.value = o.value;
   a.verdict = std::string(o.verdict);
+  a.cause = std::string(o.cause);
   a.active_since_ns = instance.state.active_since_ns();
   a.fired_at_ns = instance.state.fired_at_ns();
   a.resolved_at_ns = instance.state.resolved_at_ns();
@@ -185,6 +195,7 @@ void AlertEvaluator::update_record(const AlertRule& rule, Instance& instance,
                               a.threshold,
                               rule.clear_threshold(),
                               a.verdict,
+                              a.cause,
                               a.severity,
                               to_string(a.phase)};
   a.annotations.clear();

@@ -178,6 +178,7 @@ std::string alert_json(const Alert& alert, std::string_view base_url) {
   j["value"] = std::isfinite(alert.value) ? Json(alert.value) : Json(nullptr);
   j["threshold"] = alert.threshold;
   j["verdict"] = alert.verdict;
+  j["cause"] = alert.cause;
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -6,6 +6,7 @@
 
 #include "annotation_template.h"
 #include "catalog/metric_table.h"
+#include "catalog/vocabulary.h"
 #include "engine/engine_config.h"
 
 namespace stallwatch::collector {
@@ -62,6 +63,11 @@ bool AlertRule::recovered(double value) const {
 bool is_alert_metric(std::string_view metric) {
   return metric == kSilentSecondsMetric || metric == kStragglerCostMetric ||
          catalog::find_metric(metric).has_value();
+}
+
+bool is_alert_cause(std::string_view cause) {
+  const auto* term = catalog::find_term(catalog::kCauses, cause);
+  return term != nullptr && term->id != catalog::Cause::kNone;
 }
 
 std::string alert_metric_names() {

@@ -116,6 +116,7 @@ AlertView to_alert_view(const Alert& a) {
   v.value = a.value;
   v.threshold = a.threshold;
   v.verdict = a.verdict;
+  v.cause = a.cause;
   v.labels = a.labels;
   v.annotations = a.annotations;
   v.active_since_ns = a.active_since_ns;

@@ -16,7 +16,7 @@ namespace {
 std::string apply_rule(const TomlFields& f, AlertRule& rule) {
   if (auto err = f.allow_only({"name", "metric", "window", "above", "below", "clear", "for",
                                "keep_firing_for", "scope", "aggregate", "warmup", "severity",
-                               "labels", "annotations"});
+                               "labels", "annotations", "cause"});
       !err.empty()) {
     return err;
   }
@@ -81,6 +81,14 @@ std::string apply_rule(const TomlFields& f, AlertRule& rule) {
   }
   if (f.has("severity")) {
     if (auto err = f.string("severity", rule.severity); !err.empty()) return err;
+  }
+  if (f.has("cause")) {
+    if (auto err = f.string("cause", rule.cause); !err.empty()) return err;
+    if (!is_alert_cause(rule.cause)) {
+      return f.error("cause", "expected \"storage\", \"preprocessing\" or \"unknown\", got '" +
+                                  rule.cause + "'");
+    }
+    if (!rule.has_window()) return f.error("cause", "silent_seconds has no cause");
   }
   if (f.has("labels")) {
     if (auto err = f.string_table("labels", rule.labels); !err.empty()) return err;

@@ -9,9 +9,9 @@
 namespace stallwatch::collector {
 namespace {
 
-constexpr std::array<std::string_view, 12> kPlaceholders{
-    "name",  "job",       "rank",  "scope",   "metric",   "window",
-    "value", "threshold", "clear", "verdict", "severity", "state"};
+constexpr std::array<std::string_view, 13> kPlaceholders{
+    "name",      "job",   "rank",    "scope", "metric",   "window", "value",
+    "threshold", "clear", "verdict", "cause", "severity", "state"};
 
 bool is_placeholder(std::string_view word) {
   for (auto p : kPlaceholders) {
@@ -31,6 +31,7 @@ std::optional<std::string> field(std::string_view word, const TemplateFields& f)
   if (word == "threshold") return format_alert_value(f.threshold);
   if (word == "clear") return format_alert_value(f.clear);
   if (word == "verdict") return std::string(f.verdict);
+  if (word == "cause") return std::string(f.cause);
   if (word == "severity") return std::string(f.severity);
   if (word == "state") return std::string(f.state);
   return std::nullopt;

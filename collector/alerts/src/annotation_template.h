@@ -3,7 +3,7 @@
 
 // Annotation templates: text with `{placeholder}` fields filled in from the
 // alert. Placeholders: {name} {job} {rank} {scope} {metric} {window} {value}
-// {threshold} {clear} {verdict} {severity} {state}. `{{` and `}}` are a
+// {threshold} {clear} {verdict} {cause} {severity} {state}. `{{` and `}}` are a
 // literal brace ("{{ $" or "{{ ." is refused: Prometheus templates are not
 // supported). {rank} is empty for job-scope alerts; {value} is written
 // with 3 significant digits ("0.612"), "NaN" when there is no value.
@@ -25,6 +25,7 @@ struct TemplateFields {
   double threshold = 0;
   double clear = 0;
   std::string_view verdict;
+  std::string_view cause;
   std::string_view severity;
   std::string_view state;
 };

@@ -187,11 +187,18 @@ json hta(const HtaBreakdown& h) {
           {"operator_attribution", operators(h.operators)}};
 }
 
+// A data stall's cause, null for none (as the daemon's API writes it).
+json cause(Cause c) {
+  return c == Cause::kNone ? json(nullptr) : json(std::string(to_string(c)));
+}
+
 json window(const WindowMetrics& w) {
   json out = {{"window_seconds", secs(w.window_ns)},
               {"start_ns", w.start_ns},
               {"end_ns", w.end_ns},
-              {"verdict", std::string(to_string(w.verdict))}};
+              {"verdict", std::string(to_string(w.verdict))},
+              {"io_captured", w.io_captured},
+              {"cause", cause(w.cause)}};
   for (const MetricField& f : metric_fields()) {
     if (f.is_count()) {
       out[std::string(f.name())] = w.*f.count;
@@ -213,6 +220,7 @@ json engine(const Snapshot& snap) {
       ranks.push_back({{"rank", rank.rank},
                        {"device_source", std::string(to_string(rank.device_source))},
                        {"verdict", std::string(to_string(rank.verdict))},
+                       {"cause", cause(rank.cause)},
                        {"start_ns", rank.start_ns},
                        {"end_ns", rank.end_ns},
                        {"events_received", rank.counters.events_received},
@@ -221,6 +229,7 @@ json engine(const Snapshot& snap) {
     }
     jobs.push_back({{"job", job.job},
                     {"verdict", std::string(to_string(job.verdict))},
+                    {"cause", cause(job.cause)},
                     {"ranks", std::move(ranks)}});
   }
   return {{"jobs", std::move(jobs)}};

@@ -8,6 +8,13 @@ namespace stallwatch::collector {
 
 namespace {
 
+// "data-starved (storage)": the verdict and the cause of a data stall.
+std::string verdict_text(const WindowMetrics& w) {
+  std::string out(to_string(w.verdict));
+  if (w.cause != Cause::kNone) out += " (" + std::string(to_string(w.cause)) + ")";
+  return out;
+}
+
 std::uint64_t ops(const ClassCounts& counts, EventClass c) {
   return counts[static_cast<std::size_t>(c)];
 }
@@ -184,7 +191,7 @@ void write_engine(const Snapshot& snap, std::ostream& out) {
                    fixed(w->wall_seconds, 3), fixed(w->device_busy_seconds, 3),
                    fixed(w->data_stall_seconds, 3), pct(w->data_stall_ratio),
                    pct(w->device_idle_ratio), pct(w->overlap_ratio), std::to_string(w->steps),
-                   std::string(to_string(w->verdict)), std::string(to_string(rank.device_source))});
+                   verdict_text(*w), std::string(to_string(rank.device_source))});
       }
     }
   }

@@ -19,7 +19,8 @@ constexpr std::array<std::uint16_t, kMaskBins> make_contributions() {
     const bool i = m & bit(EventClass::kIo);
     const bool k = m & bit(EventClass::kComm);
     const bool q[kQuantityCount] = {
-        c, a, i, f, k, d, a && !c, i && !c, c && !a && !i, (a || i) && !c, f && !d, f && !c};
+        c,       a,       i,     f, k, d, a && !c, i && !c, c && !a && !i, (a || i) && !c,
+        f && !d, f && !c, a && i};
     std::uint16_t bits = 0;
     for (int n = 0; n < kQuantityCount; ++n) {
       if (q[n]) bits = static_cast<std::uint16_t>(bits | (1u << n));

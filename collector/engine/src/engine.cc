@@ -205,6 +205,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
       peers.fill(job.ranks, i, job.windows.back());
     }
     job.verdict = job.windows[m.verdict_index].verdict;
+    job.cause = job.windows[m.verdict_index].mean.cause;
     add(snap->counters, job.counters);
     late += job.counters.late_events;
   }

@@ -70,6 +70,10 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
   }
   out.mean.verdict = judge(out.mean, thresholds);
   out.max.verdict = judge(out.max, thresholds);
+  for (const WindowMetrics* w : rows)
+    out.mean.io_captured = out.max.io_captured = out.mean.io_captured || w->io_captured;
+  out.mean.cause = judge_cause(out.mean, thresholds);
+  out.max.cause = judge_cause(out.max, thresholds);
   out.verdict = out.mean.verdict;
 
   int with_steps = 0;

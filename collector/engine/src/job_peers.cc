@@ -91,6 +91,7 @@ void JobPeers::fill(std::span<const RankSnapshot> ranks, std::size_t index,
   for (std::size_t i : named) {
     h.ranks.push_back(ranks[i].rank);
     h.verdicts.push_back(ranks[i].windows[index].verdict);
+    h.causes.push_back(ranks[i].windows[index].cause);
   }
 }
 

@@ -37,6 +37,8 @@ constexpr std::array<MetricField, catalog::kMetricCount> kFields{
     SW_METRIC_FIELD(overlap_ratio),
     SW_METRIC_FIELD(device_idle_ratio),
     SW_METRIC_FIELD(data_stall_ratio),
+    SW_METRIC_FIELD(loader_io_seconds),
+    SW_METRIC_FIELD(loader_io_ratio),
     SW_METRIC_FIELD(steps),
     SW_METRIC_FIELD(step_seconds_p50),
     SW_METRIC_FIELD(step_seconds_p95),
@@ -80,9 +82,10 @@ constexpr std::size_t aggregate_fields() {
   }
 }
 
-// window_ns, start_ns, end_ns, verdict and peer_wait_seconds (computed
-// across ranks, see WindowMetrics) are not catalog metrics.
-constexpr std::size_t kNonMetricFields = 5;
+// window_ns, start_ns, end_ns, verdict, io_captured, cause and
+// peer_wait_seconds (computed across ranks, see WindowMetrics) are not
+// catalog metrics.
+constexpr std::size_t kNonMetricFields = 7;
 static_assert(aggregate_fields<WindowMetrics>() == catalog::kMetricCount + kNonMetricFields,
               "a WindowMetrics field that is not a metric of catalog/metric_table.h: add it "
               "there and to kFields (or count it among the non-metric fields)");

@@ -54,6 +54,7 @@ RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_inde
   for (const auto& w : windows)
     r.windows.push_back(window_metrics(w, t, pending));
   r.verdict = r.windows[std::min(verdict_index, r.windows.size() - 1)].verdict;
+  r.cause = r.windows[std::min(verdict_index, r.windows.size() - 1)].cause;
   r.finalized = finalized_.describe(windows_.totals().sums(), sources_.start_ns(),
                                     windows_.horizon_ns(), windows_.step_buckets());
   if (!gpu_.empty()) {
@@ -89,7 +90,15 @@ WindowMetrics RankTracker::window_metrics(const WindowAccumulator& acc, std::int
   f.end_ns = sources_.finished() ? std::min(t_ns, sources_.end_ns()) : t_ns;
   f.real_device = sources_.device() != DeviceSignal::kComputeProxy;
   f.has_batch_size = progress_.has_batch_size();
+  f.io_captured = io_captured(pending);
   return make_metrics(f, config_.verdict);
+}
+
+bool RankTracker::io_captured(const PendingCells& pending) const {
+  std::int64_t io = windows_.totals().sums().ns[kIo];
+  for (const auto& c : pending.cells)
+    io += c.ns[kIo];
+  return io > 0;
 }
 
 void RankTracker::series(std::size_t metric, std::int64_t window_ns,
@@ -164,6 +173,7 @@ void RankTracker::series(std::size_t metric, std::int64_t window_ns,
     f.step_p50_s = f.step_p95_s = mean_step;
     f.real_device = sources_.device() != DeviceSignal::kComputeProxy;
     f.has_batch_size = progress_.has_batch_size();
+    f.io_captured = total.ns[kIo] > 0;
     out.push_back(series_metric_value(make_metrics(f, config_.verdict), metric));
   }
 }

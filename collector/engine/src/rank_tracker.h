@@ -125,6 +125,8 @@ class RankTracker {
   WindowMetrics window_metrics(const WindowAccumulator& acc, std::int64_t t_ns,
                                const PendingCells& pending) const;
   std::int64_t cell_of(std::int64_t t) const;
+  // Whether the rank has IO-class time since its start (finalized or pending).
+  bool io_captured(const PendingCells& pending) const;
 
   std::string job_;
   std::int32_t rank_;

@@ -17,6 +17,10 @@ std::string_view to_string(DeviceSignal d) {
   return catalog::term(d).name;
 }
 
+std::string_view to_string(Cause c) {
+  return catalog::term(c).name;
+}
+
 std::string_view to_string(GpuCounter c) {
   switch (c) {
     case GpuCounter::kUtilizationPercent:

@@ -2,6 +2,7 @@
 #include "window_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace stallwatch::collector::detail {
@@ -40,6 +41,9 @@ WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t) {
   m.overlap_ratio = q[kAppIo] > 0 ? 1.0 - static_cast<double>(q[kUnoverlappedAppIo]) /
                                               static_cast<double>(q[kAppIo])
                                   : kNaN;
+  m.loader_io_seconds = seconds(q[kLoaderIo]);
+  m.loader_io_ratio =
+      q[kAppIo] > 0 ? static_cast<double>(q[kLoaderIo]) / static_cast<double>(q[kAppIo]) : kNaN;
   const bool has_wall = wall_ns > 0;
   m.device_idle_ratio =
       has_wall ? 1.0 - static_cast<double>(device) / static_cast<double>(wall_ns) : kNaN;
@@ -50,6 +54,8 @@ WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t) {
   m.steps_per_second = has_wall ? static_cast<double>(f.sums.steps) / wall : kNaN;
   m.samples_per_second = has_wall && f.has_batch_size ? f.sums.samples / wall : kNaN;
   m.verdict = judge(m, t);
+  m.io_captured = f.io_captured;
+  m.cause = judge_cause(m, t);
   return m;
 }
 
@@ -70,6 +76,12 @@ Verdict judge(const WindowMetrics& m, const VerdictThresholds& t) {
   if (m.unoverlapped_all_io_seconds / wall >= t.unoverlapped_io_ratio) return Verdict::kIoBound;
   if (m.device_idle_ratio >= t.device_idle_ratio) return Verdict::kHostBound;
   return Verdict::kWellOverlapped;
+}
+
+Cause judge_cause(const WindowMetrics& m, const VerdictThresholds& t) {
+  if (m.verdict != Verdict::kDataStarved) return Cause::kNone;
+  if (!m.io_captured || std::isnan(m.loader_io_ratio)) return Cause::kUnknown;
+  return m.loader_io_ratio >= t.storage_io_ratio ? Cause::kStorage : Cause::kPreprocessing;
 }
 
 }  // namespace stallwatch::collector::detail

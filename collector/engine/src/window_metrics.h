@@ -17,7 +17,8 @@ struct WindowFacts {
   Sums sums;
   bool real_device = false;  // a source reports CUPTI or CUDA events; else D := C
   bool has_batch_size = false;
-  double step_p50_s = 0;  // NaN when no step durations
+  bool io_captured = false;  // the rank has IO-class time since its start
+  double step_p50_s = 0;     // NaN when no step durations
   double step_p95_s = 0;
 };
 
@@ -27,5 +28,10 @@ WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t);
 // The verdict rules, in order: idle, data-starved, io-bound, host-bound,
 // well-overlapped. Works on rank windows and on job means alike.
 Verdict judge(const WindowMetrics& m, const VerdictThresholds& t);
+
+// The cause of m.verdict (docs/api.md, "Cause"): none unless data-starved;
+// unknown without captured I/O or without app I/O; storage when
+// loader_io_ratio >= t.storage_io_ratio; else preprocessing.
+Cause judge_cause(const WindowMetrics& m, const VerdictThresholds& t);
 
 }  // namespace stallwatch::collector::detail

@@ -297,6 +297,12 @@ void write_alerts(JsonWriter& w, const std::vector<AlertView>& alerts) {
     } else {
       w.string(a.verdict);
     }
+    w.key("cause");
+    if (a.cause.empty() || a.cause == "none") {
+      w.null();
+    } else {
+      w.string(a.cause);
+    }
     w.key("labels");
     write_pairs(w, a.labels);
     w.key("annotations");

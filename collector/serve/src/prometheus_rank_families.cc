@@ -261,7 +261,8 @@ void write_state_and_verdict(Exposition& e, const Snapshot* snap, const std::vec
 
   e.family("stallwatch_verdict", "gauge",
            "Always 1, one series per rank and window: the rank's verdict (idle, data-starved, "
-           "io-bound, host-bound, well-overlapped, waiting-for-peers) in the label.");
+           "io-bound, host-bound, well-overlapped, waiting-for-peers) and the cause of a data "
+           "stall (storage, preprocessing, unknown; none for another verdict) in the labels.");
   if (snap == nullptr) return;
   std::vector<std::int64_t> wanted = config.per_rank_windows_ns;
   wanted.push_back(snap->verdict_window_ns);
@@ -279,6 +280,7 @@ void write_state_and_verdict(Exposition& e, const Snapshot* snap, const std::vec
       std::string extra = labels[w];
       extra.push_back(',');
       extra.append(verdicts[std::min(v, verdicts.size() - 1)]);
+      append_label(extra, "cause", to_string(r.rank->windows[w].cause));
       e.sample("stallwatch_verdict", r.labels, extra, 1);
     }
   }
@@ -370,9 +372,12 @@ void write_job_families(Exposition& e, const Snapshot* snap, const PrometheusCon
     });
   }
   e.family("stallwatch_job_verdict", "gauge",
-           "Always 1, one series per job and window: the verdict of the job's mean in the label.");
+           "Always 1, one series per job and window: the verdict of the job's mean and the cause "
+           "of a data stall (none for another verdict) in the labels.");
   each([&](const JobWindow& jw, const std::string& l) {
-    e.sample("stallwatch_job_verdict", l, label("verdict", to_string(jw.verdict)), 1);
+    std::string extra = label("verdict", to_string(jw.verdict));
+    append_label(extra, "cause", to_string(jw.mean.cause));
+    e.sample("stallwatch_job_verdict", l, extra, 1);
   });
   e.family("stallwatch_job_straggler_rank", "gauge",
            "The job's slowest rank by median step time in the window (absent with fewer than "
@@ -384,12 +389,13 @@ void write_job_families(Exposition& e, const Snapshot* snap, const PrometheusCon
   });
   e.family("stallwatch_job_straggler_held_back", "gauge",
            "Always 1, one series per rank holding the job back in the window (its own verdict "
-           "in the label); none in a balanced job.");
+           "and cause in the labels); none in a balanced job.");
   each([&](const JobWindow& jw, const std::string& l) {
     for (std::size_t i = 0; i < jw.held_back.ranks.size(); ++i) {
       std::string extra = label("rank", std::to_string(jw.held_back.ranks[i]));
       extra.push_back(',');
       extra.append(label("verdict", to_string(jw.held_back.verdicts[i])));
+      append_label(extra, "cause", to_string(jw.held_back.causes[i]));
       e.sample("stallwatch_job_straggler_held_back", l, extra, 1);
     }
   });

@@ -107,7 +107,18 @@ void SnapshotJson::write_metrics(JsonWriter& w, const WindowMetrics& m) const {
   }
   w.key("verdict").string(to_string(m.verdict));
   w.key("peer_wait_seconds").number(m.peer_wait_seconds);
+  w.key("io_captured").boolean(m.io_captured);
+  write_cause(w, m.cause);
   w.end_object();
+}
+
+void SnapshotJson::write_cause(JsonWriter& w, Cause c) {
+  w.key("cause");
+  if (c == Cause::kNone) {
+    w.null();
+  } else {
+    w.string(to_string(c));
+  }
 }
 
 void SnapshotJson::write_counters(JsonWriter& w, const Counters& c) {
@@ -139,6 +150,7 @@ void SnapshotJson::write_aggregates(JsonWriter& w, const JobSnapshot& job) const
     }
     w.key("verdict").string(to_string(jw.verdict));
     write_held_back(w, jw.held_back);
+    write_cause(w, jw.mean.cause);
     w.end_object();
   }
   w.end_object();
@@ -157,7 +169,7 @@ void SnapshotJson::write_held_back(JsonWriter& w, const JobWindow::HeldBack& h) 
     w.begin_object();
     w.key("rank").integer(h.ranks[i]);
     w.key("verdict").string(to_string(h.verdicts[i]));
-    // The rank's cause (storage, preprocessing) is written here, beside its verdict.
+    write_cause(w, h.causes[i]);
     w.end_object();
   }
   w.end_array();
@@ -178,6 +190,7 @@ void SnapshotJson::write_job_summary(JsonWriter& w, const JobSnapshot& job) cons
   w.key("start_ns").integer(job.start_ns);
   w.key("last_seen_ns").integer(job.last_seen_ns);
   w.key("verdict").string(to_string(job.verdict));
+  write_cause(w, job.cause);
   w.key("device_source").string(job_device_source(job));
   write_aggregates(w, job);
   w.key("counters");
@@ -193,6 +206,7 @@ void SnapshotJson::write_job_detail(JsonWriter& w, const JobSnapshot& job) const
   w.key("start_ns").integer(job.start_ns);
   w.key("last_seen_ns").integer(job.last_seen_ns);
   w.key("verdict").string(to_string(job.verdict));
+  write_cause(w, job.cause);
   w.key("device_source").string(job_device_source(job));
   write_aggregates(w, job);
   w.key("counters");
@@ -211,6 +225,7 @@ void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
   w.key("clock_offset_seconds").number(static_cast<double>(r.clock_offset_ns) / 1e9);
   w.key("state").string(to_string(r.state));
   w.key("verdict").string(to_string(r.verdict));
+  write_cause(w, r.cause);
   w.key("device_source").string(to_string(r.device_source));
   w.key("start_ns").integer(r.start_ns);
   w.key("end_ns").integer(r.end_ns);

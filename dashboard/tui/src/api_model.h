@@ -24,6 +24,7 @@ struct Metrics {
   std::array<std::optional<double>, catalog::kMetricCount> values;
   std::int64_t end_ns = 0;
   std::string verdict;
+  std::string cause;  // of a data-starved verdict; empty otherwise (JSON null)
 
   std::optional<double> get(catalog::Metric id) const { return values[catalog::index_of(id)]; }
   std::optional<double>& operator[](catalog::Metric id) { return values[catalog::index_of(id)]; }
@@ -81,6 +82,7 @@ struct RankRow {
   std::int32_t rank = 0;
   std::string state;
   std::string verdict;
+  std::string cause;
   std::string device_source;
   std::int64_t watermark_ns = 0;
   std::int64_t epoch = -1;
@@ -105,6 +107,7 @@ struct Aggregate {
   // Who holds the job back (docs/api.md, "held_back"), as the header shows it:
   // "rank 3: data-starved, costs the other 3 ranks 38 %"; empty: nobody.
   std::string held_back;
+  std::string cause;
 };
 
 // A `JobSummary` (from /api/v1/jobs and ticks) or the head of a job detail.
@@ -114,6 +117,7 @@ struct JobSummary {
   std::uint64_t ranks = 0;
   std::uint64_t active_ranks = 0;
   std::string verdict;
+  std::string cause;
   std::string device_source;
   std::map<std::string, Aggregate> summary;
   Counters counters;

@@ -70,6 +70,9 @@ std::string held_back_text(const Json& aggregate) {
     if (!rank) continue;
     if (!out.empty()) out += "; ";
     out += "rank " + std::to_string(*rank) + ": " + text(r, "verdict");
+    if (const std::string cause = text(r, "cause"); !cause.empty() && cause != "none") {
+      out += " (" + cause + ")";
+    }
   }
   if (out.empty()) return out;
   const auto others = optional_int(*held, "other_ranks").value_or(0);
@@ -102,6 +105,7 @@ Metrics metrics(const Json& o) {
   }
   m.end_ns = int64(o, "end_ns");
   m.verdict = text(o, "verdict");
+  m.cause = text(o, "cause");
   return m;
 }
 
@@ -129,6 +133,7 @@ JobSummary job_summary(const Json& o) {
   j.ranks = uint64(o, "ranks");
   j.active_ranks = uint64(o, "active_ranks");
   j.verdict = text(o, "verdict");
+  j.cause = text(o, "cause");
   j.device_source = text(o, "device_source");
   for (const auto& [name, value] : object_or_empty(o, "summary").items()) {
     Aggregate a;
@@ -137,6 +142,7 @@ JobSummary job_summary(const Json& o) {
     a.straggler_rank = optional_int(value, "straggler_rank");
     a.verdict = text(value, "verdict");
     a.held_back = held_back_text(value);
+    a.cause = text(value, "cause");
     j.summary.emplace(name, std::move(a));
   }
   j.counters = counters(object_or_empty(o, "counters"));
@@ -169,6 +175,7 @@ RankRow rank_row(const Json& o) {
   r.rank = static_cast<std::int32_t>(int64(o, "rank"));
   r.state = text(o, "state");
   r.verdict = text(o, "verdict");
+  r.cause = text(o, "cause");
   r.device_source = text(o, "device_source");
   r.watermark_ns = int64(o, "watermark_ns");
   r.epoch = int64(o, "epoch", -1);

@@ -39,6 +39,7 @@ constexpr MetricRow kMetricRows[] = {
     {"unoverl. app I/O", catalog::Metric::kUnoverlappedAppIoSeconds},
     {"POSIX I/O", catalog::Metric::kIoSeconds},
     {"unoverl. I/O", catalog::Metric::kUnoverlappedIoSeconds},
+    {"loader in I/O", catalog::Metric::kLoaderIoRatio},
     {"overlap", catalog::Metric::kOverlapRatio},
     {"steps", catalog::Metric::kSteps},
     {"step time p50", catalog::Metric::kStepSecondsP50},
@@ -78,6 +79,7 @@ void identity_lines(Canvas& c, const RankRow& r, const std::string& job,
   head.add(r.state, state_style(r.state));
   head.add(" · verdict ");
   head.add(r.verdict, verdict_style(r.verdict));
+  if (!r.cause.empty() && r.cause != "none") head.add(" · cause " + r.cause, cause_style(r.cause));
   head.add(" · device " + sanitize(r.device_source), source_style(r.device_source));
   if (r.epoch >= 0) head.add(" · epoch " + std::to_string(r.epoch));
   if (r.step >= 0) head.add(" · step " + format_count(static_cast<std::uint64_t>(r.step)));
@@ -153,6 +155,17 @@ void metrics_table(Canvas& c, const TopState& s, const TopModel& m, const RankRo
     verdicts.push_back({v, verdict_style(v)});
   }
   c.lines.push_back(row_line(columns, widths, verdicts, "", 2));
+  std::vector<Cell> causes{{"cause", Style::kDim}};
+  bool any_cause = false;
+  for (const std::string& w : m.windows) {
+    const Metrics* metrics = r.window(w);
+    const std::string v = metrics != nullptr && !metrics->cause.empty() && metrics->cause != "none"
+                              ? metrics->cause
+                              : std::string(kDash);
+    any_cause = any_cause || v != kDash;
+    causes.push_back({v, cause_style(v)});
+  }
+  if (any_cause) c.lines.push_back(row_line(columns, widths, causes, "", 2));
 }
 
 void timeline_section(Canvas& c, const TopState& s, const TopModel& m, const RankRow& r,

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kIndent = 2;
 constexpr int kBarWidth = 10;
-constexpr std::size_t kSparkColumn = 10;  // index of the sparkline in rank_columns()
+constexpr std::size_t kSparkColumn = 11;  // index of the sparkline in rank_columns()
 
 using catalog::Metric;
 
@@ -25,6 +25,13 @@ std::optional<double> get(const Metrics* m, Metric id) {
 Cell overlap_cell(const Metrics* m) {
   const auto ratio = get(m, Metric::kOverlapRatio);
   return {ratio_bar(ratio, kBarWidth) + " " + fit(format_percent(ratio, 0), 4, Align::kRight)};
+}
+
+// A data stall's cause; a dash for none (another verdict, or a daemon that
+// sends no cause).
+Cell cause_cell(const std::string& cause) {
+  if (cause.empty() || cause == "none") return {std::string(kDash), Style::kDim};
+  return {sanitize(cause), cause_style(cause)};
 }
 
 Cell device_cell(const std::string& source) {
@@ -52,11 +59,13 @@ std::vector<Cell> job_cells(const JobSummary& j, const std::string& window) {
   const Aggregate* a = j.window(window);
   const Metrics* m = a != nullptr ? &a->mean : nullptr;
   const std::string verdict = a != nullptr && !a->verdict.empty() ? a->verdict : j.verdict;
+  const std::string cause = a != nullptr && !a->verdict.empty() ? a->cause : j.cause;
   return {
       {sanitize(j.job)},
       {j.state, state_style(j.state)},
       {std::to_string(j.ranks)},
       {verdict, verdict_style(verdict)},
+      cause_cell(cause),
       {format_percent(get(m, Metric::kDeviceIdleRatio))},
       {format_percent(get(m, Metric::kDataStallRatio)),
        verdict == "data-starved" ? Style::kBad : Style::kNormal},
@@ -71,11 +80,13 @@ std::vector<Cell> rank_cells(const RankRow& r, const TopModel& model, const std:
                              int spark_width) {
   const Metrics* m = r.window(window);
   const std::string verdict = m != nullptr && !m->verdict.empty() ? m->verdict : r.verdict;
+  const std::string cause = m != nullptr && !m->verdict.empty() ? m->cause : r.cause;
   const auto history = model.history.values(r.rank);
   return {
       {std::to_string(r.rank)},
       {r.state, state_style(r.state)},
       {verdict, verdict_style(verdict)},
+      cause_cell(cause),
       {format_percent(get(m, Metric::kDeviceIdleRatio))},
       {format_percent(get(m, Metric::kDataStallRatio)),
        verdict == "data-starved" ? Style::kBad : Style::kNormal},
@@ -128,6 +139,8 @@ void job_line(Canvas& c, const TopState& s, const JobDetail& d) {
   line.add(" · " + std::to_string(d.ranks.size()) + (d.ranks.size() == 1 ? " rank" : " ranks"));
   line.add(" · " + window_label(s.window) + " verdict ");
   line.add(verdict.empty() ? std::string(kDash) : verdict, verdict_style(verdict));
+  const std::string cause = a != nullptr && !a->verdict.empty() ? a->cause : d.head.cause;
+  if (!cause.empty() && cause != "none") line.add(" · cause " + cause, cause_style(cause));
   if (a != nullptr && !a->held_back.empty()) {
     line.add(" · held back by " + sanitize(a->held_back), Style::kBad);
   } else if (a != nullptr && a->straggler_rank) {
@@ -139,11 +152,12 @@ void job_line(Canvas& c, const TopState& s, const JobDetail& d) {
 
 std::vector<Column> job_columns() {
   return {
-      {"JOB", 12, Align::kLeft, 0, 32},  {"STATE", 8, Align::kLeft, 5},
-      {"RANKS", 5, Align::kRight, 4},    {"VERDICT", 15, Align::kLeft, 0},
-      {"DEV IDLE", 8, Align::kRight, 0}, {"DATA STALL", 10, Align::kRight, 0},
-      {"OVERLAP", 7, Align::kRight, 2},  {"STEPS/S", 7, Align::kRight, 1},
-      {"DEVICE", 13, Align::kLeft, 7},   {"DROP/LOST", 9, Align::kRight, 6},
+      {"JOB", 12, Align::kLeft, 0, 32},     {"STATE", 8, Align::kLeft, 5},
+      {"RANKS", 5, Align::kRight, 4},       {"VERDICT", 15, Align::kLeft, 0},
+      {"CAUSE", 13, Align::kLeft, 6},       {"DEV IDLE", 8, Align::kRight, 0},
+      {"DATA STALL", 10, Align::kRight, 0}, {"OVERLAP", 7, Align::kRight, 2},
+      {"STEPS/S", 7, Align::kRight, 1},     {"DEVICE", 13, Align::kLeft, 7},
+      {"DROP/LOST", 9, Align::kRight, 6},
   };
 }
 
@@ -152,6 +166,7 @@ std::vector<Column> rank_columns(const TopModel& model) {
       {"RANK", 4, Align::kRight, 0},
       {"STATE", 8, Align::kLeft, 5},
       {"VERDICT", 15, Align::kLeft, 0},
+      {"CAUSE", 13, Align::kLeft, 6},
       {"DEV IDLE", 8, Align::kRight, 0},
       {"DATA STALL", 10, Align::kRight, 0},
       {"UNOVL I/O", 9, Align::kRight, 4},

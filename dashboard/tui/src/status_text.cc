@@ -36,6 +36,8 @@ std::string job_line(const JobSummary& j, const std::string& window, int name_wi
   std::string line = "  " + fit(sanitize(j.job), name_width) + "  " + fit(j.state, 8) + "  " +
                      fit(plural(j.ranks, "rank", "ranks"), 9) + "  " +
                      fit(verdict.empty() ? "—" : verdict, 15);
+  const std::string cause = a != nullptr && !a->verdict.empty() ? a->cause : j.cause;
+  if (!cause.empty() && cause != "none") line += "  cause " + fit(sanitize(cause), 13);
   if (m != nullptr) {
     using catalog::Metric;
     line += "  device idle " + format_percent(m->get(Metric::kDeviceIdleRatio)) + " · data stall " +

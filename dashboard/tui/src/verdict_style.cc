@@ -37,6 +37,11 @@ Style source_style(std::string_view source) {
   return term != nullptr ? tone_style(term->tone, Style::kNormal) : Style::kNormal;
 }
 
+Style cause_style(std::string_view cause) {
+  const auto* term = catalog::find_term(catalog::kCauses, cause);
+  return term != nullptr ? tone_style(term->tone, Style::kNormal) : Style::kDim;
+}
+
 Style alert_style(std::string_view state) {
   if (state == "firing") return Style::kBad;
   if (state == "pending") return Style::kWarn;

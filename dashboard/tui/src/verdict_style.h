@@ -22,6 +22,8 @@ Style state_style(std::string_view state);
 // The device source's tone, where ok is plain text: compute-proxy warn,
 // every real device signal (and "mixed") normal.
 Style source_style(std::string_view source);
+// The cause's tone: storage and preprocessing bad, unknown and none dim.
+Style cause_style(std::string_view cause);
 // firing: bad; pending: warn; resolved: dim.
 Style alert_style(std::string_view state);
 

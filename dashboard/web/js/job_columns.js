@@ -4,7 +4,7 @@
 import { ratioBar } from './cells.js';
 import { h } from './dom.js';
 import { ago, rate } from './format.js';
-import { deviceSourceCell, stateCell, verdictPill } from './verdict.js';
+import { deviceSourceCell, stateCell, verdictCell } from './verdict.js';
 
 const agg = (job, ctx) => job.summary?.[ctx.window] ?? null;
 const mean = (job, ctx, name) => agg(job, ctx)?.mean?.[name] ?? null;
@@ -21,7 +21,7 @@ export const jobColumns = [
   {
     key: 'verdict', label: 'Verdict', pref: 'asc', title: 'Verdict over the selected window',
     value: (j, ctx) => agg(j, ctx)?.verdict ?? j.verdict,
-    render: (j, ctx) => verdictPill(agg(j, ctx)?.verdict ?? j.verdict),
+    render: (j, ctx) => verdictCell(agg(j, ctx)?.verdict ?? j.verdict, agg(j, ctx)?.cause ?? j.cause),
   },
   {
     key: 'device_idle_ratio', label: 'Device idle', num: true, title: 'Mean over ranks',

@@ -5,7 +5,7 @@
 // Rebuilt from the JobDetail body on every update; owns no state.
 import { h, replaceChildren } from './dom.js';
 import { pct, rate, seconds, windowLabel } from './format.js';
-import { kProxyNote, verdictPill, verdictSentence } from './verdict.js';
+import { causeTag, kProxyNote, verdictPill, verdictSentence } from './verdict.js';
 
 function kpi(label, value, sub, tone = '', field = '') {
   return h('div', { dataset: { kpi: field } },
@@ -14,11 +14,13 @@ function kpi(label, value, sub, tone = '', field = '') {
     h('div', { class: 'kpi-sub' }, sub));
 }
 
-// "Held back by rank 3: data-starved, costs the other 3 ranks 38 % of their time."
+// "Held back by rank 3: data-starved (storage), costs the other 3 ranks 38 % of their time."
 // (docs/api.md, "held_back"); null when nobody holds the job back.
 function heldBackLine(held) {
   if (!held || !(held.ranks ?? []).length) return null;
-  const named = held.ranks.map((r) => `rank ${r.rank}: ${r.verdict}`).join('; ');
+  const named = held.ranks
+    .map((r) => `rank ${r.rank}: ${r.verdict}${r.cause ? ` (${r.cause})` : ''}`)
+    .join('; ');
   const others = held.other_ranks === 1 ? 'the other rank' : `the other ${held.other_ranks} ranks`;
   return h('div', { class: 'banner', role: 'note', dataset: { heldBack: 'true' } },
     h('strong', {}, `Held back by ${named}`),
@@ -55,7 +57,7 @@ export class JobSummary {
     const grid = h('div', { class: 'summary' },
       h('div', { dataset: { kpi: 'verdict' } },
         h('div', { class: 'kpi-label' }, `Verdict · ${windowLabel(window)}`),
-        h('div', {}, verdictPill(verdict, 'verdict-big')),
+        h('div', {}, verdictPill(verdict, 'verdict-big'), causeTag(agg.cause) ? [' ', causeTag(agg.cause)] : null),
         h('div', { class: 'verdict-line' }, verdictSentence(verdict, mean))),
       kpi('Data stall', pct(mean?.data_stall_ratio), `max ${pct(max?.data_stall_ratio)}${worst}`,
         verdict === 'data-starved' ? 'bad' : '', 'data_stall_ratio'),

@@ -5,7 +5,7 @@
 import { h } from './dom.js';
 import { ratioBar, lossCell } from './cells.js';
 import { DASH, epochStep, pct, rate, seconds } from './format.js';
-import { deviceSourceCell, kProxyNote, stateCell, verdictPill } from './verdict.js';
+import { deviceSourceCell, kProxyNote, stateCell, verdictCell } from './verdict.js';
 import { kNvmlNote, nvmlTooltip, nvmlUtilization } from './gpu_counters.js';
 
 const metric = (row, ctx, name) => row.windows?.[ctx.window]?.[name] ?? null;
@@ -20,7 +20,7 @@ export const rankColumns = [
   {
     key: 'verdict', label: 'Verdict', pref: 'asc', title: 'Verdict over the selected window',
     value: (r, ctx) => metric(r, ctx, 'verdict') ?? r.verdict,
-    render: (r, ctx) => verdictPill(metric(r, ctx, 'verdict') ?? r.verdict),
+    render: (r, ctx) => verdictCell(metric(r, ctx, 'verdict') ?? r.verdict, metric(r, ctx, 'cause') ?? r.cause),
   },
   {
     key: 'device_idle_ratio', label: 'Device idle', num: true,

@@ -5,7 +5,7 @@
 // terminal dashboard shows the same. Red/amber only for verdicts that are
 // problems.
 import { h } from './dom.js';
-import { kDeviceSources, kRankStates, kVerdicts } from './vocabulary.js';
+import { kCauses, kDeviceSources, kRankStates, kVerdicts } from './vocabulary.js';
 import { asSentence, verdictSentence as sentenceWithNumbers } from './verdict_sentence.js';
 
 // The CSS class of a tone: a dim verdict (idle) is a plain pill.
@@ -16,6 +16,20 @@ export const kProxyNote = kDeviceSources['compute-proxy'].meaning;
 export function verdictPill(verdict, extraClass = '') {
   const v = kVerdicts[verdict];
   return h('span', { class: `pill ${kToneClass[v?.tone] ?? ''} ${extraClass}`.trim(), title: asSentence(v?.meaning), dataset: { verdict: verdict ?? '' } }, v?.label ?? verdict ?? '—');
+}
+
+// The cause of a data-starved verdict (storage, preprocessing, unknown) as a
+// tag; null for none, or from a daemon that sends no cause.
+export function causeTag(cause) {
+  const c = kCauses[cause];
+  if (!c || cause === 'none') return null;
+  return h('span', { class: `tag ${kToneClass[c.tone] ?? ''}`.trim(), title: asSentence(c.meaning), dataset: { cause } }, c.label);
+}
+
+// The verdict pill with its cause beside it.
+export function verdictCell(verdict, cause) {
+  const tag = causeTag(cause);
+  return h('span', { class: 'verdict-cell' }, verdictPill(verdict), tag ? [' ', tag] : null);
 }
 
 export function verdictTone(verdict) {

@@ -13,13 +13,29 @@ export function asSentence(clause) {
   return `${clause[0].toUpperCase()}${clause.slice(1)}.`;
 }
 
+// What the cause of a data stall rests on, as a second sentence: the share of
+// the data loader's time inside I/O calls (loader_io_ratio), or why there is
+// none. Empty without a cause (a daemon that sends none).
+function causeClause(mean) {
+  switch (mean.cause) {
+    case 'storage':
+      return ` Cause: storage — the data loader spends ${pct(mean.loader_io_ratio)} of its time inside I/O calls.`;
+    case 'preprocessing':
+      return ` Cause: preprocessing — the data loader spends only ${pct(mean.loader_io_ratio)} of its time inside I/O calls, the rest outside them.`;
+    case 'unknown':
+      return ' Cause unknown: no I/O calls are captured for this job (run it with --posix).';
+    default:
+      return '';
+  }
+}
+
 // `meaning`: the verdict's clause from the vocabulary, said when there are no
 // numbers (or no sentence for this verdict).
 export function verdictSentence(verdict, mean, meaning) {
   if (!mean) return asSentence(meaning);
   switch (verdict) {
     case 'data-starved':
-      return `The device waits for data ${pct(mean.data_stall_ratio)} of the time; device idle ${pct(mean.device_idle_ratio)}.`;
+      return `The device waits for data ${pct(mean.data_stall_ratio)} of the time; device idle ${pct(mean.device_idle_ratio)}.${causeClause(mean)}`;
     case 'io-bound':
       if (!defined(mean.overlap_ratio)) {
         return `${seconds(mean.unoverlapped_all_io_seconds)} of system I/O not overlapped with compute (no application I/O in this window).`;
@@ -32,7 +48,7 @@ export function verdictSentence(verdict, mean, meaning) {
         return `No application I/O in this window, so none to overlap; data stall ${pct(mean.data_stall_ratio)}, device idle ${pct(mean.device_idle_ratio)}.`;
       }
       if (mean.overlap_ratio < 0.5) {
-        return `Little application I/O: ${seconds(mean.unoverlapped_app_io_seconds)} not overlapped with compute (overlap ${pct(mean.overlap_ratio)}); data stall ${pct(mean.data_stall_ratio)}.`;
+        return `${seconds(mean.unoverlapped_app_io_seconds)} of application I/O not overlapped with compute (overlap ${pct(mean.overlap_ratio)}), yet the device waits for data only ${pct(mean.data_stall_ratio)} of the time.`;
       }
       return `Data loading overlaps compute (${pct(mean.overlap_ratio)} overlapped); data stall ${pct(mean.data_stall_ratio)}.`;
     default:

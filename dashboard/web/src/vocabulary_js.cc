@@ -55,11 +55,11 @@ int main(int argc, char** argv) {
   const std::string text =
       "// Generated at build time from collector/catalog/include/catalog/vocabulary.h\n"
       "// (dashboard/web/src/vocabulary_js.cc); do not edit. What each verdict, rank\n"
-      "// state and device source is called, its tone (ok, warn, bad, dim) and what\n"
-      "// it means: the terminal dashboard reads the same table. Keys are the API's\n"
-      "// names, in the catalog's order (verdicts: problems first).\n" +
+      "// state, device source and cause is called, its tone (ok, warn, bad, dim) and\n"
+      "// what it means: the terminal dashboard reads the same table. Keys are the\n"
+      "// API's names, in the catalog's order (verdicts: problems first).\n" +
       table("kVerdicts", catalog::kVerdicts) + table("kRankStates", catalog::kRankStates) +
-      table("kDeviceSources", catalog::kDeviceSignals);
+      table("kDeviceSources", catalog::kDeviceSignals) + table("kCauses", catalog::kCauses);
   std::ofstream out(argv[1], std::ios::binary | std::ios::trunc);
   out << text;
   out.close();

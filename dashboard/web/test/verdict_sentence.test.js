@@ -32,8 +32,11 @@ test('well-overlapped without application I/O does not claim any overlap', () =>
 });
 
 test('well-overlapped with little overlap does not say loading overlaps compute', () => {
-  const s = verdictSentence('well-overlapped', { ...mean, overlap_ratio: 0.1 }, '');
-  assert.equal(s, 'Little application I/O: 500 ms not overlapped with compute (overlap 10.0%); data stall 1.2%.');
+  for (const overlap of [0, 0.1]) {
+    const s = verdictSentence('well-overlapped', { ...mean, overlap_ratio: overlap }, '');
+    assert.match(s, /^500 ms of application I\/O not overlapped with compute \(overlap (0\.0|10\.0)%\), yet the device waits for data only 1\.2% of the time\.$/);
+    assert.doesNotMatch(s, /overlaps compute|Little/);
+  }
 });
 
 test('io-bound without application I/O names the system I/O it rests on', () => {
@@ -41,4 +44,15 @@ test('io-bound without application I/O names the system I/O it rests on', () => 
     '750 ms of system I/O not overlapped with compute (no application I/O in this window).');
   assert.equal(verdictSentence('io-bound', mean, ''),
     '500 ms of application I/O not overlapped with compute (overlap 90.0%).');
+});
+
+test('data-starved names its cause and the share it rests on', () => {
+  const starved = { ...mean, data_stall_ratio: 0.6, device_idle_ratio: 0.7, loader_io_ratio: 0.9 };
+  assert.equal(verdictSentence('data-starved', { ...starved, cause: 'storage' }, ''),
+    'The device waits for data 60.0% of the time; device idle 70.0%. Cause: storage — the data loader spends 90.0% of its time inside I/O calls.');
+  assert.equal(verdictSentence('data-starved', { ...starved, loader_io_ratio: 0.05, cause: 'preprocessing' }, ''),
+    'The device waits for data 60.0% of the time; device idle 70.0%. Cause: preprocessing — the data loader spends only 5.0% of its time inside I/O calls, the rest outside them.');
+  assert.match(verdictSentence('data-starved', { ...starved, cause: 'unknown' }, ''), /Cause unknown: no I\/O calls are captured/);
+  assert.equal(verdictSentence('data-starved', starved, ''),
+    'The device waits for data 60.0% of the time; device idle 70.0%.');
 });

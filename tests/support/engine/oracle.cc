@@ -253,13 +253,14 @@ std::vector<WindowMetrics> Oracle::windows() const {
   for (std::size_t wi = 0; wi < lengths.size(); ++wi) {
     const std::int64_t w = lengths[wi];
     const std::int64_t lo = lows[wi];
-    std::int64_t n[12] = {};
+    std::int64_t n[13] = {};
     for (int mm = 0; mm < 64; ++mm) {
       const std::int64_t len = hists[wi][static_cast<std::size_t>(mm)];
       const bool c = mm & kC, d = mm & kD, f = mm & kF, a = mm & kA, i = mm & kI, k = mm & kM;
-      const bool q[12] = {
-          c, a, i, f, k, d, a && !c, i && !c, c && !a && !i, (a || i) && !c, f && !d, f && !c};
-      for (int j = 0; j < 12; ++j)
+      const bool q[13] = {
+          c,       a,       i,     f, k, d, a && !c, i && !c, c && !a && !i, (a || i) && !c,
+          f && !d, f && !c, a && i};
+      for (int j = 0; j < 13; ++j)
         n[j] += q[j] ? len : 0;
     }
     WindowMetrics m;
@@ -286,6 +287,8 @@ std::vector<WindowMetrics> Oracle::windows() const {
     m.device_idle_ratio =
         wall > 0 ? 1.0 - static_cast<double>(device) / static_cast<double>(wall) : kNaN;
     m.data_stall_ratio = wall > 0 ? static_cast<double>(stall) / static_cast<double>(wall) : kNaN;
+    m.loader_io_seconds = sec(n[12]);
+    m.loader_io_ratio = n[1] > 0 ? static_cast<double>(n[12]) / static_cast<double>(n[1]) : kNaN;
 
     std::vector<std::int64_t> durations;
     double samples = 0;
@@ -317,6 +320,17 @@ std::vector<WindowMetrics> Oracle::windows() const {
       m.verdict = Verdict::kHostBound;
     } else {
       m.verdict = Verdict::kWellOverlapped;
+    }
+    // I/O is captured when the rank has IO-class time anywhere in [start, t).
+    const auto& totals = hists.back();
+    for (int mm = 0; mm < 64; ++mm)
+      m.io_captured = m.io_captured || ((mm & kI) && totals[static_cast<std::size_t>(mm)] > 0);
+    if (m.verdict != Verdict::kDataStarved) {
+      m.cause = Cause::kNone;
+    } else if (!m.io_captured || n[1] == 0) {
+      m.cause = Cause::kUnknown;
+    } else {
+      m.cause = m.loader_io_ratio >= v.storage_io_ratio ? Cause::kStorage : Cause::kPreprocessing;
     }
     out.push_back(m);
   }

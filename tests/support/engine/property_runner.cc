@@ -44,6 +44,8 @@ std::string diff(const WindowMetrics& e, const WindowMetrics& o) {
   for (const MetricField& f : metric_fields())
     check(f.name(), f.get(e), f.get(o));
   check("verdict", static_cast<double>(e.verdict), static_cast<double>(o.verdict));
+  check("io_captured", e.io_captured ? 1 : 0, o.io_captured ? 1 : 0);
+  check("cause", static_cast<double>(e.cause), static_cast<double>(o.cause));
   return out.str();
 }
 
@@ -153,6 +155,8 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
     if (previous && r->finalized.data_stall_ns > previous->data_stall_ns) ++totals.stall_increases;
     previous = r->finalized;
     ++totals.ticks;
+    for (const WindowMetrics& w : r->windows)
+      ++totals.causes[static_cast<std::size_t>(w.cause)];
     if (next_tick == sc.ticks_after.size()) {
       totals.late += r->counters.late_events;
       totals.unpaired += r->counters.unpaired_events;
@@ -235,13 +239,19 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
     paths += (paths.empty() ? "" : ", ") + std::to_string(n) + " " + name;
   std::printf(
       "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
-      "%llu steps (%llu finalized), data stall counter grew at %zu ticks\n",
+      "%llu steps (%llu finalized), data stall counter grew at %zu ticks, causes: %zu storage, "
+      "%zu preprocessing, %zu unknown\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
       static_cast<unsigned long long>(totals.steps),
-      static_cast<unsigned long long>(totals.finalized_steps), totals.stall_increases);
+      static_cast<unsigned long long>(totals.finalized_steps), totals.stall_increases,
+      totals.causes[static_cast<std::size_t>(Cause::kStorage)],
+      totals.causes[static_cast<std::size_t>(Cause::kPreprocessing)],
+      totals.causes[static_cast<std::size_t>(Cause::kUnknown)]);
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
+  for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
+    EXPECT_GT(totals.causes[static_cast<std::size_t>(c)], 0u) << to_string(c);
   EXPECT_GT(totals.stall_increases, static_cast<std::size_t>(count));
   return totals;
 }

@@ -10,6 +10,7 @@
 // fixed and printed on failure. tests/unit/engine runs the engine's own paths;
 // tests/unit/ingest the daemon's (each batch through the wire).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -56,6 +57,8 @@ struct PropertyTotals {
   std::uint64_t steps = 0;
   std::uint64_t finalized_steps = 0;  // in the counters at each case's last tick
   std::size_t stall_increases = 0;    // ticks at which the data stall counter grew
+  // Verdict-window causes compared, by Cause (none, storage, preprocessing, unknown).
+  std::array<std::size_t, 4> causes{};
 };
 
 // Runs `kind`'s cases (count x `scale`, x STALLWATCH_PROPERTY_SCALE from the

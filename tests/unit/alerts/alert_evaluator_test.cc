@@ -145,6 +145,34 @@ TEST(AlertEvaluatorTest,
   EXPECT_EQ(e.alerts()[0].phase, AlertPhase::kResolved);
 }
 
+TEST(AlertEvaluatorTest, ARuleWithACauseJudgesOnlyRanksStarvedForThatCause) {
+  AlertRule storage = starved(0);
+  storage.name = "StarvedByStorage";
+  storage.cause = "storage";
+  storage.annotations = {{"summary", "rank {rank}: {verdict} ({cause})"}};
+  AlertEvaluator e({storage});
+  Snapshot s = SnapshotBuilder().rank("j", 0, 0.6).rank("j", 1, 0.6).build(0);
+  for (WindowMetrics& m : s.jobs[0].ranks[0].windows)
+    m.cause = Cause::kStorage;
+  for (WindowMetrics& m : s.jobs[0].ranks[1].windows)
+    m.cause = Cause::kPreprocessing;
+  auto out = e.evaluate(s);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].id, "StarvedByStorage/j/0");
+  EXPECT_EQ(out[0].cause, "storage");
+  ASSERT_EQ(out[0].annotations.size(), 1u);
+  EXPECT_EQ(out[0].annotations[0].second, "rank 0: data-starved (storage)");
+  for (WindowMetrics& m : s.jobs[0].ranks[0].windows)
+    m.cause = Cause::kPreprocessing;
+  s.now_ns += kS;
+  out = e.evaluate(s);
+  ASSERT_EQ(out.size(), 1u);  // no longer storage: resolved, though still starved
+  EXPECT_EQ(out[0].phase, AlertPhase::kResolved);
+  EXPECT_TRUE(is_alert_cause("unknown"));
+  EXPECT_FALSE(is_alert_cause("none"));
+  EXPECT_FALSE(is_alert_cause("disk"));
+}
+
 TEST(AlertEvaluatorTest, ResolvedAlertsAreForgottenAfterRetention) {
   AlertEvaluator e({starved(0)}, 10 * kS);
   e.evaluate(one_rank(0.6, 0));

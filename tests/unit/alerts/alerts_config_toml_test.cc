@@ -69,6 +69,7 @@ scope = "job"
 aggregate = "max"
 warmup = "1m"
 severity = "page"
+cause = "storage"
 labels = { team = "ml" }
 annotations = { summary = "{job} is slow: {value} steps/s" }
 )",
@@ -90,6 +91,7 @@ annotations = { summary = "{job} is slow: {value} steps/s" }
   EXPECT_EQ(r.aggregate, JobAggregate::kMax);
   EXPECT_EQ(r.warmup_ns, 60 * kS);
   EXPECT_EQ(r.severity, "page");
+  EXPECT_EQ(r.cause, "storage");
   EXPECT_EQ(r.labels, (AlertLabels{{"team", "ml"}}));
   EXPECT_EQ(r.origin, "test.toml:5");  // the [[alerts.rule]] line
 }
@@ -175,6 +177,10 @@ TEST(AlertsConfigTomlTest, ErrorsNameFileLineAndKey) {
       {"[alerts]\n[[alerts.rule]]\nname = \"X\"\nmetric = \"silent_seconds\"\nwindow = "
        "\"60s\"\nabove = 30\n",
        "silent_seconds has no window"},
+      {"[alerts]\n[[alerts.rule]]\nname = \"X\"\nmetric = \"data_stall_ratio\"\nabove = 0.3\n"
+       "cause = \"disk\"\n",
+       "test.toml:6: alerts.rule[0].cause: expected \"storage\", \"preprocessing\" or "
+       "\"unknown\", got 'disk'"},
       {"[alerts]\n[[alerts.alertmanager]]\nurl = \"ftp://am:9093\"\n", "only http:// and https://"},
       {"[alerts]\n[[alerts.webhook]]\nurl = \"https://x\"\nformat = \"teams\"\n",
        "alerts.webhook[0].format: expected \"generic\", \"slack\" or \"pagerduty\", got 'teams'"},

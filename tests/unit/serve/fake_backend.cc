@@ -35,6 +35,11 @@ WindowMetrics metrics(std::int64_t window_ns, double stall_ratio, Verdict verdic
   m.steps_per_second = 4;
   m.samples_per_second = kNaN;
   m.verdict = verdict;
+  // Starved ranks read from storage: their loader is mostly inside I/O calls.
+  m.loader_io_seconds = 0.9 * m.app_io_seconds;
+  m.loader_io_ratio = m.app_io_seconds > 0 ? 0.9 : kNaN;
+  m.io_captured = true;
+  m.cause = verdict == Verdict::kDataStarved ? Cause::kStorage : Cause::kNone;
   return m;
 }
 
@@ -81,6 +86,7 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
         metrics(w, stall, stall > 0.15 ? Verdict::kDataStarved : Verdict::kWellOverlapped));
   }
   s.verdict = s.windows[1].verdict;
+  s.cause = s.windows[1].cause;
   s.counters.events_received = 1000 + static_cast<std::uint64_t>(r);
   s.counters.batches_received = 10;
   s.counters.agent_dropped = 3;
@@ -131,6 +137,7 @@ JobSnapshot job(std::string id, const std::vector<RankSnapshot>& ranks,
     j.windows.push_back(w);
   }
   j.verdict = j.windows[1].verdict;
+  j.cause = j.windows[1].mean.cause;
   for (const RankSnapshot& r : ranks)
     j.counters.events_received += r.counters.events_received;
   return j;

@@ -101,9 +101,9 @@ TEST_F(PrometheusText, TwentyOneSeriesPerRankByDefault) {
   EXPECT_EQ(text_.find("stallwatch_step_duration_seconds"), std::string::npos);
 }
 
-TEST_F(PrometheusText, FortyFiveSeriesPerJobByDefault) {
-  // 20 metrics x (mean, max), the verdict, the straggler and 3 rank states.
-  EXPECT_EQ(count_prefixed(text_, "stallwatch_job_", R"({job_id="demo-slow",)"), 45u);
+TEST_F(PrometheusText, FortyNineSeriesPerJobByDefault) {
+  // 22 metrics x (mean, max), the verdict, the straggler and 3 rank states.
+  EXPECT_EQ(count_prefixed(text_, "stallwatch_job_", R"({job_id="demo-slow",)"), 49u);
   EXPECT_TRUE(has_line(
       text_,
       R"(stallwatch_job_data_stall_ratio{job_id="demo-slow",window="60s",aggregate="mean"} 0.61)"));
@@ -114,7 +114,10 @@ TEST_F(PrometheusText, FortyFiveSeriesPerJobByDefault) {
       text_, R"(stallwatch_job_steps{job_id="demo-slow",window="60s",aggregate="mean"} 120)"));
   EXPECT_TRUE(has_line(
       text_,
-      R"(stallwatch_job_verdict{job_id="demo-slow",window="60s",verdict="data-starved"} 1)"));
+      R"(stallwatch_job_verdict{job_id="demo-slow",window="60s",verdict="data-starved",cause="storage"} 1)"));
+  EXPECT_TRUE(has_line(
+      text_,
+      R"(stallwatch_job_loader_io_ratio{job_id="demo-slow",window="60s",aggregate="mean"} 0.9)"));
   EXPECT_TRUE(
       has_line(text_, R"(stallwatch_job_straggler_rank{job_id="demo-slow",window="60s"} 1)"));
   EXPECT_TRUE(has_line(text_, R"(stallwatch_job_ranks{job_id="demo-slow",state="active"} 1)"));
@@ -132,7 +135,7 @@ TEST_F(PrometheusText, JobWindowsAreConfigurable) {
   PrometheusConfig config;
   config.job_windows_ns = {10 * kS, 0};
   const std::string text = render(config);
-  EXPECT_EQ(count_prefixed(text, "stallwatch_job_", R"({job_id="demo-slow",)"), 2u * 42u + 3u);
+  EXPECT_EQ(count_prefixed(text, "stallwatch_job_", R"({job_id="demo-slow",)"), 2u * 46u + 3u);
   EXPECT_TRUE(has_line(
       text,
       R"(stallwatch_job_overlap_ratio{job_id="demo-slow",window="total",aggregate="mean"} NaN)"));
@@ -142,10 +145,10 @@ TEST_F(PrometheusText, JobWindowsAreConfigurable) {
 TEST_F(PrometheusText, VerdictAndStateAreOneSeriesEach) {
   EXPECT_TRUE(has_line(
       text_,
-      R"(stallwatch_verdict{job_id="demo-slow",rank="0",window="60s",verdict="data-starved"} 1)"));
+      R"(stallwatch_verdict{job_id="demo-slow",rank="0",window="60s",verdict="data-starved",cause="storage"} 1)"));
   EXPECT_TRUE(has_line(
       text_,
-      R"(stallwatch_verdict{job_id="demo-slow",rank="1",window="60s",verdict="well-overlapped"} 1)"));
+      R"(stallwatch_verdict{job_id="demo-slow",rank="1",window="60s",verdict="well-overlapped",cause="none"} 1)"));
   EXPECT_EQ(count_prefixed(text_, "stallwatch_verdict{", R"(rank="0")"), 2u);  // 2 jobs
   EXPECT_TRUE(has_line(
       text_,
@@ -191,8 +194,8 @@ TEST_F(PrometheusText, PerRankWindowsBringBackTheWindowGauges) {
   EXPECT_EQ(count_prefixed(text, "stallwatch_verdict{", R"(job_id="demo-slow",rank="0")"), 3u);
   EXPECT_EQ(count_prefixed(text, "stallwatch_step_seconds_p50{", R"(job_id="demo-slow",rank="0")"),
             3u);
-  // 21 default + 20 metrics x 2 windows + 2 verdicts + 2 peer waits.
-  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 21u + 40u + 2u + 2u);
+  // 21 default + 22 metrics x 2 windows + 2 verdicts + 2 peer waits.
+  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 21u + 44u + 2u + 2u);
 }
 
 TEST_F(PrometheusText, RankActivityIsOptIn) {

@@ -76,6 +76,8 @@ TEST_F(RouterTest, JobsListsSummaries) {
   EXPECT_EQ(demo["ranks"], 2);
   EXPECT_EQ(demo["active_ranks"], 1);
   EXPECT_EQ(demo["verdict"], "data-starved");
+  EXPECT_EQ(demo["cause"], "storage");
+  EXPECT_EQ(demo["summary"]["60s"]["cause"], "storage");
   EXPECT_EQ(demo["device_source"], "compute-proxy");
   const json& agg = demo["summary"]["60s"];
   EXPECT_EQ(agg["mean"]["data_stall_ratio"], 0.61);
@@ -99,6 +101,8 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
   EXPECT_EQ(r0["rank"], 0);
   EXPECT_EQ(r0["state"], "active");
   EXPECT_EQ(r0["verdict"], "data-starved");
+  EXPECT_EQ(r0["cause"], "storage");
+  EXPECT_TRUE(d["ranks"][1]["cause"].is_null());  // not data-starved
   EXPECT_EQ(r0["step"], 120);
   EXPECT_EQ(r0["agent_dropped"], 3);
   EXPECT_EQ(r0["lost_batches"], 1);
@@ -125,14 +129,21 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
                             "overlap_ratio",
                             "device_idle_ratio",
                             "data_stall_ratio",
+                            "loader_io_seconds",
+                            "loader_io_ratio",
                             "steps",
                             "step_seconds_p50",
                             "step_seconds_p95",
                             "steps_per_second",
                             "samples_per_second",
-                            "verdict"}) {
+                            "verdict",
+                            "io_captured",
+                            "cause"}) {
     EXPECT_TRUE(m.contains(field)) << field;
   }
+  EXPECT_EQ(m["loader_io_ratio"], 0.9);
+  EXPECT_EQ(m["io_captured"], true);
+  EXPECT_EQ(m["cause"], "storage");
   EXPECT_EQ(m["wall_seconds"], 60.0);
   EXPECT_EQ(m["steps"], 120);
   EXPECT_EQ(m["end_ns"], 1'700'000'000 * kS);

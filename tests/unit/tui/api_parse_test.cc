@@ -17,7 +17,8 @@ constexpr const char* kMetrics60 =
   "unoverlapped_compute_seconds": 0, "device_busy_seconds": 20.5, "data_stall_seconds": 36.6,
   "overlap_ratio": null, "device_idle_ratio": 0.66, "data_stall_ratio": 0.61,
   "steps": 120, "step_seconds_p50": 0.5, "step_seconds_p95": 0.7, "steps_per_second": 2,
-  "samples_per_second": null, "verdict": "data-starved", "a_field_from_the_future": [1, 2]})";
+  "samples_per_second": null, "verdict": "data-starved", "cause": "preprocessing",
+  "loader_io_ratio": 0.125, "a_field_from_the_future": [1, 2]})";
 
 std::string job_detail_body() {
   return std::string(
@@ -49,12 +50,13 @@ TEST(ApiParseTest, HeldBackReadsAsTheHeaderShowsIt) {
   EXPECT_EQ(parsed_none.value->head.window("60s")->held_back, "");
   body.replace(at, null_held.size(),
                R"("straggler_rank": 3, "verdict": "waiting-for-peers", "held_back": )"
-               R"({"ranks": [{"rank": 3, "verdict": "data-starved"}], "cost_ratio": 0.384, )"
+               R"({"ranks": [{"rank": 3, "verdict": "data-starved", "cause": "storage"}], )"
+               R"("cost_ratio": 0.384, )"
                R"("other_ranks": 3}})");
   const auto parsed = parse_job_detail(body);
   ASSERT_TRUE(parsed.ok()) << parsed.error;
   EXPECT_EQ(parsed.value->head.window("60s")->held_back,
-            "rank 3: data-starved, costs the other 3 ranks 38 %");
+            "rank 3: data-starved (storage), costs the other 3 ranks 38 %");
 }
 
 TEST(ApiParseTest, JobDetailKeepsEveryFieldTheTuiShows) {
@@ -86,6 +88,8 @@ TEST(ApiParseTest, JobDetailKeepsEveryFieldTheTuiShows) {
   EXPECT_EQ(m->count(Metric::kSteps), 120u);
   EXPECT_EQ(m->end_ns, 60000000001);
   EXPECT_EQ(m->verdict, "data-starved");
+  EXPECT_EQ(m->cause, "preprocessing");
+  EXPECT_DOUBLE_EQ(*m->get(Metric::kLoaderIoRatio), 0.125);
   EXPECT_EQ(r.window("10s"), nullptr);
   ASSERT_EQ(r.processes.size(), 1u);
   EXPECT_EQ(r.processes[0].pid, 4242);

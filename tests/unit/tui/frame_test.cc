@@ -108,9 +108,10 @@ TEST_F(FrameTest, ManyRanksArePagedAroundTheCursor) {
 TEST_F(FrameTest, NarrowTerminalsKeepVerdictAndStallColumns) {
   const auto wide = fit_columns(rank_columns(model_), 158);
   const auto narrow = fit_columns(rank_columns(model_), 78);
-  EXPECT_GT(wide[8], 0);  // DEVICE shown when wide
-  EXPECT_EQ(narrow[8], 0);
-  for (std::size_t i : {0u, 2u, 3u, 4u})
+  EXPECT_GT(wide[9], 0);  // DEVICE shown when wide
+  EXPECT_GT(wide[3], 0);  // CAUSE too
+  EXPECT_EQ(narrow[9], 0);
+  for (std::size_t i : {0u, 2u, 4u, 5u})
     EXPECT_GT(narrow[i], 0) << i;  // rank, verdict, idle, stall
   for (const Line& l : compose_frame(state_, model_, 80, 0).lines)
     EXPECT_LE(l.width(), 80) << l.text();

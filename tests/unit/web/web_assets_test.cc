@@ -150,6 +150,7 @@ TEST(WebAssets, VocabularyModuleIsTheCatalogs) {
   expect_terms(js->content, catalog::kVerdicts);
   expect_terms(js->content, catalog::kRankStates);
   expect_terms(js->content, catalog::kDeviceSignals);
+  expect_terms(js->content, catalog::kCauses);
   EXPECT_NE(find_web_asset("/js/verdict.js")->content.find("from './vocabulary.js'"),
             std::string_view::npos);
 }

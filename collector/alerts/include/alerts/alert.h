@@ -26,6 +26,7 @@ struct Alert {
   double value = std::numeric_limits<double>::quiet_NaN();
   double threshold = 0;
   std::string verdict;      // verdict of the rank/job in the rule's window; empty when none
+  std::string cause;        // the verdict's cause ("none" unless data-starved); empty when none
   AlertLabels labels;       // the rule's extra labels
   AlertLabels annotations;  // rendered
   std::int64_t active_since_ns = 0;  // when it went pending

@@ -60,6 +60,7 @@ class AlertEvaluator {
     std::optional<std::int32_t> rank;
     double value;
     std::string_view verdict;
+    std::string_view cause = {};
   };
 
   void evaluate_rule(std::size_t rule_index, const Snapshot& snapshot, std::vector<Alert>& out);

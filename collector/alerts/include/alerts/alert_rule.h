@@ -53,7 +53,11 @@ struct AlertRule {
   std::string severity = "warning";
   AlertLabels labels;       // extra labels sent with the alert
   AlertLabels annotations;  // templates, see annotation_template.h
-  std::string origin;       // "file:line" of the rule, for messages
+  // Only ranks (jobs) whose verdict in the window has this cause ("storage",
+  // "preprocessing", "unknown") are judged; the others read as NaN. Empty:
+  // any.
+  std::string cause;
+  std::string origin;  // "file:line" of the rule, for messages
 
   bool has_window() const { return metric != kSilentSecondsMetric; }
   double clear_threshold() const;
@@ -72,6 +76,10 @@ std::string validate(const AlertRule& rule, const std::vector<std::int64_t>& win
 bool is_alert_metric(std::string_view metric);
 // "wall_seconds, compute_seconds, ..., silent_seconds", for messages.
 std::string alert_metric_names();
+
+// Whether a rule's `cause` may be `cause`: a cause of catalog/vocabulary.h
+// other than none.
+bool is_alert_cause(std::string_view cause);
 
 // "60s", "1500ms", "total": the API's window names.
 std::string alert_window_name(std::int64_t window_ns);

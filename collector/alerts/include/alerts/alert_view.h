@@ -25,6 +25,7 @@ struct AlertView {
   double value = std::numeric_limits<double>::quiet_NaN();
   double threshold = 0;
   std::string verdict;  // empty when unknown
+  std::string cause;    // of a data-starved verdict; "none" or empty otherwise
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<std::pair<std::string, std::string>> annotations;
   std::int64_t active_since_ns = 0;

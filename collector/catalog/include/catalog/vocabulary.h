@@ -48,6 +48,10 @@ enum class Verdict : std::uint8_t {
   kWaitingForPeers = 5,
 };
 enum class RankState : std::uint8_t { kActive = 0, kSilent = 1, kFinished = 2 };
+// Why a data-starved rank waits (docs/api.md, "Cause"): its loader's time is
+// mostly inside POSIX/STDIO I/O (storage) or outside it (preprocessing), or
+// no I/O is captured for the rank (unknown). kNone for any other verdict.
+enum class Cause : std::uint8_t { kNone = 0, kStorage = 1, kPreprocessing = 2, kUnknown = 3 };
 // The effective source of a rank's DEVICE_BUSY intervals: what its sources
 // declare (CUPTI, CUDA events), else its own events when some of them are
 // device busy (a trace's GPU kernels, or a [classes] rule), else compute.
@@ -104,6 +108,18 @@ inline constexpr std::array<Term<DeviceSignal>, 5> kDeviceSignals{{
      "no device signal: compute stands in for device busy"},
 }};
 
+inline constexpr std::array<Term<Cause>, 4> kCauses{{
+    {Cause::kStorage, "storage", "storage", Tone::kBad,
+     "the data loader spends most of its time inside I/O calls: storage is too slow"},
+    {Cause::kPreprocessing, "preprocessing", "preprocessing", Tone::kBad,
+     "the data loader spends most of its time outside I/O calls: decoding and transforms are "
+     "the limit"},
+    {Cause::kUnknown, "unknown", "cause unknown", Tone::kDim,
+     "no I/O is captured for the rank (run with --posix), so storage and preprocessing cannot "
+     "be told apart"},
+    {Cause::kNone, "none", "none", Tone::kDim, "the rank is not data-starved"},
+}};
+
 // The term of an id. Every id has one (checked below).
 template <class Id, std::size_t N>
 constexpr const Term<Id>& term_in(const std::array<Term<Id>, N>& terms, Id id) {
@@ -120,6 +136,9 @@ constexpr const Term<RankState>& term(RankState s) {
 }
 constexpr const Term<DeviceSignal>& term(DeviceSignal d) {
   return term_in(kDeviceSignals, d);
+}
+constexpr const Term<Cause>& term(Cause c) {
+  return term_in(kCauses, c);
 }
 
 // The term called `name` (as the API writes it), or nullptr.
@@ -151,5 +170,6 @@ constexpr bool complete(const std::array<Term<Id>, N>& terms) {
 static_assert(detail::complete(kVerdicts), "every Verdict needs exactly one term");
 static_assert(detail::complete(kRankStates), "every RankState needs exactly one term");
 static_assert(detail::complete(kDeviceSignals), "every DeviceSignal needs exactly one term");
+static_assert(detail::complete(kCauses), "every Cause needs exactly one term");
 
 }  // namespace stallwatch::catalog

@@ -33,6 +33,7 @@ enum Quantity : int {
   kUnoverlappedAllIo,    // |(A ∪ I) \ C|
   kFetchNotDevice,       // |F \ D|
   kFetchNotCompute,      // |F \ C| (data stall under the compute proxy)
+  kLoaderIo,             // |A ∩ I|
   kQuantityCount
 };
 

@@ -23,6 +23,9 @@ struct VerdictThresholds {
   // waiting-for-peers (checked after idle): peer_wait_seconds / wall >= this,
   // and at least the rank's own data stall and unoverlapped I/O.
   double peer_wait_ratio = 0.15;
+  // The cause of a data-starved rank with captured I/O: storage when
+  // loader_io_ratio >= this, else preprocessing.
+  double storage_io_ratio = 0.5;
 };
 
 // When a job is "held back" by some of its ranks (docs/api.md, "held_back").

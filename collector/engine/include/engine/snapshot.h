@@ -27,6 +27,9 @@ using RankState = catalog::RankState;
 using Verdict = catalog::Verdict;
 // Effective source of DEVICE_BUSY for a rank (`device_source` in docs/api.md).
 using DeviceSignal = catalog::DeviceSignal;
+// Why a data-starved rank waits: storage, preprocessing or unknown (none
+// for another verdict); docs/api.md, "Cause".
+using Cause = catalog::Cause;
 
 // "active", "silent", "finished"
 std::string_view to_string(RankState s);
@@ -35,6 +38,8 @@ std::string_view to_string(RankState s);
 std::string_view to_string(Verdict v);
 // "compute-proxy", "cupti", "cuda-events", "nvml"
 std::string_view to_string(DeviceSignal d);
+// "none", "storage", "preprocessing", "unknown"
+std::string_view to_string(Cause c);
 
 // The metrics of one window of one rank (or a job aggregate): the catalog's
 // table (catalog/metric_table.h), mapped to these fields in
@@ -58,6 +63,8 @@ struct WindowMetrics {
   double overlap_ratio = 0;       // 1 - unoverlapped_app_io / app_io
   double device_idle_ratio = 0;   // 1 - device_busy / wall
   double data_stall_ratio = 0;    // data_stall / wall
+  double loader_io_seconds = 0;   // |APP_IO ∩ IO|
+  double loader_io_ratio = 0;     // loader_io / app_io
   std::uint64_t steps = 0;
   double step_seconds_p50 = 0;
   double step_seconds_p95 = 0;
@@ -69,6 +76,10 @@ struct WindowMetrics {
   // a catalog metric (no series). NaN for windows longer than the timeline
   // kept (EngineConfig::timeline_ns) and for the totals; 0 in a job alone.
   double peer_wait_seconds = 0;
+  // The rank has captured system I/O (IO-class time since its start); for a
+  // job, any of its ranks has.
+  bool io_captured = false;
+  Cause cause = Cause::kNone;  // of a data-starved verdict
 };
 
 // Loss and volume counters; per process, summed per rank, per job and overall.
@@ -188,6 +199,7 @@ struct RankSnapshot {
   std::int64_t epoch = -1;             // latest epoch.start value, -1 before any
   std::int64_t step = -1;              // latest step mark value, -1 before any
   Verdict verdict = Verdict::kIdle;    // verdict of Snapshot::verdict_window_ns
+  Cause cause = Cause::kNone;          // its cause
   std::vector<WindowMetrics> windows;  // Snapshot::windows_ns order; totals last
   Counters counters;
   std::vector<ProcessSnapshot> processes;
@@ -212,10 +224,10 @@ struct JobWindow {
   struct HeldBack {
     std::vector<std::int32_t> ranks;  // most blamed first
     std::vector<Verdict> verdicts;    // each named rank's own verdict in this window
+    std::vector<Cause> causes;        // ... and the cause of a data-starved one
     // Mean over the other ranks of peer_wait_seconds / wall_seconds.
     double cost_ratio = 0;
     std::int32_t other_ranks = 0;
-    // The named ranks' cause (storage, preprocessing) goes here beside their verdict.
   } held_back;
 };
 
@@ -232,6 +244,7 @@ struct JobSnapshot {
   std::int64_t start_ns = 0;
   std::int64_t last_seen_ns = 0;
   Verdict verdict = Verdict::kIdle;  // job verdict of Snapshot::verdict_window_ns
+  Cause cause = Cause::kNone;        // its cause (of the mean)
   std::vector<RankSnapshot> ranks;   // sorted by rank
   std::vector<JobWindow> windows;    // Snapshot::windows_ns order; totals last
   Counters counters;

@@ -40,6 +40,8 @@ class SnapshotJson {
   void write_rank_row(JsonWriter& w, const RankSnapshot& rank) const;
   void write_metrics(JsonWriter& w, const WindowMetrics& m) const;
   static void write_counters(JsonWriter& w, const Counters& c);
+  // "cause": the cause's name, or null when it is none.
+  static void write_cause(JsonWriter& w, Cause c);
 
  private:
   std::string_view name_of(std::int64_t window_ns) const;
