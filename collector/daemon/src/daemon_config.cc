@@ -352,7 +352,7 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
   TomlFields top(root, "", file_name);
   if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "classes", "journal", "log",
-                                 "state", "alerts", "prometheus"});
+                                 "state", "alerts", "prometheus", "upstream", "tree"});
       !err.empty()) {
     return err;
   }
@@ -365,7 +365,11 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
        {Section{"ingest", apply_ingest}, Section{"http", apply_http},
         Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
         Section{"journal", apply_journal}, Section{"log", apply_log}, Section{"state", apply_state},
-        Section{"alerts", apply_alerts}, Section{"prometheus", apply_prometheus}}) {
+        Section{"alerts", apply_alerts}, Section{"prometheus", apply_prometheus},
+        Section{"upstream",
+                [](const toml::value&t, DaemonConfig&c) { return apply_upstream(t, c.tree); }},
+        Section{"tree",
+                [](const toml::value&t, DaemonConfig&c) { return apply_tree(t, c.tree); }}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
     if (!section.is_table()) return top.error(name, "must be a table");
@@ -448,6 +452,9 @@ std::string validate(const DaemonConfig& config) {
              "[ingest] curve_endpoints) or, on a network you trust, say so with "
              "--insecure-plaintext-remote ([ingest] insecure_plaintext_remote = true)";
     }
+  }
+  if (auto err = validate_tree(config.tree, config.insecure_plaintext_remote); !err.empty()) {
+    return err;
   }
   if (config.tick_ns < 10'000'000 || config.tick_ns > 60 * kNsPerSecond) {
     return "engine.tick: must be between 10ms and 60s";
