@@ -68,8 +68,14 @@ struct Head {
     daemon = std::make_unique<DaemonProcess>(o);
     if (!daemon->start()) return;
     key = std::string(wire::key_in_text(read_text(state_dir + "/curve.pub")));
-    const json status = get_json(*daemon, "/api/v1/status");
-    endpoint = status["tree"]["curve_listen"][0].get<std::string>();
+    wait_until(
+        [&] {
+          json status = get_json(*daemon, "/api/v1/status");
+          if (!status.is_object() || status["tree"]["curve_listen"].empty()) return false;
+          endpoint = status["tree"]["curve_listen"][0].get<std::string>();
+          return true;
+        },
+        10s, 50ms);
   }
   // The upstream a node on `from` uses to reach this head.
   std::vector<std::string> upstream_args(const std::string& from, const std::string& node) const {
@@ -113,9 +119,10 @@ std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_s
 TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem) {
   TempDir dir;
   Head top(dir.path() + "/top");
-  ASSERT_TRUE(top.daemon && top.daemon->running());
+  ASSERT_TRUE(top.daemon && top.daemon->running() && !top.endpoint.empty());
   Head head(dir.path() + "/head", top.upstream_args("127.0.0.5", "mid"));
-  ASSERT_TRUE(head.daemon && head.daemon->running()) << head.daemon->log();
+  ASSERT_TRUE(head.daemon && head.daemon->running() && !head.endpoint.empty())
+      << head.daemon->log();
   auto node_a = start_node(head, "127.0.0.3", "node-a", dir.path() + "/a");
   auto node_b = start_node(head, "127.0.0.4", "node-b", dir.path() + "/b");
   DaemonProcess single(short_window_options());
@@ -155,9 +162,9 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
     EXPECT_EQ(at_top[i], expected[i]) << "rank " << i;
   }
   // Sums over the ranks are exact; the nodes are heard and nothing refused.
-  const json job = get_json(*head.daemon, std::string("/api/v1/jobs/") + kJob);
+  json job = get_json(*head.daemon, std::string("/api/v1/jobs/") + kJob);
   EXPECT_EQ(job["counters"], get_json(single, std::string("/api/v1/jobs/") + kJob)["counters"]);
-  const json status = get_json(*head.daemon, "/api/v1/status");
+  json status = get_json(*head.daemon, "/api/v1/status");
   EXPECT_EQ(status["tree"]["nodes"], 2);
   EXPECT_EQ(status["tree"]["remote_ranks"], 4);
   EXPECT_EQ(status["tree"]["reports_rejected"], 0);
@@ -167,8 +174,9 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
   const std::string timeline = std::string("/api/v1/jobs/") + kJob + "/ranks/3/timeline";
   const HttpResponse from_head = top.daemon->get(timeline);
   ASSERT_EQ(from_head.status, 200) << from_head.body;
-  const json proxied = json::parse(from_head.body);
-  const json own = get_json(*node_b, timeline);
+  json proxied = json::parse(from_head.body, nullptr, false);
+  json own = get_json(*node_b, timeline);
+  ASSERT_TRUE(proxied.is_object() && own.is_object()) << from_head.body;
   EXPECT_FALSE(proxied["regions"].empty());
   EXPECT_EQ(proxied["regions"], own["regions"]);
 }
@@ -176,7 +184,7 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
 TEST(TreeTest, LostNodeTurnsSilentAndResumesAndALostHeadCostsNodesNothing) {
   TempDir dir;
   auto head = std::make_unique<Head>(dir.path() + "/head");
-  ASSERT_TRUE(head->daemon && head->daemon->running());
+  ASSERT_TRUE(head->daemon && head->daemon->running() && !head->endpoint.empty());
   auto node_a = start_node(*head, "127.0.0.3", "node-a", dir.path() + "/a");
   auto node_b = start_node(*head, "127.0.0.4", "node-b", dir.path() + "/b");
 
@@ -232,7 +240,7 @@ TEST(TreeTest, LostNodeTurnsSilentAndResumesAndALostHeadCostsNodesNothing) {
 
   // The head dies: node A keeps ticking as fast, its agents keep sending, and
   // what it could not send is counted.
-  const json before = get_json(*node_a, "/api/v1/status");
+  json before = get_json(*node_a, "/api/v1/status");
   head->daemon->stop(9);
   const std::uint64_t events_before = before["ingest"]["events_received"];
   json after;
