@@ -149,9 +149,11 @@ def agent_variables(repo):
 
 
 def daemon_config_keys(repo):
-    """`section.key` of every key collector/daemon/src/daemon_config.cc accepts."""
-    text = open(os.path.join(repo, 'collector/daemon/src/daemon_config.cc'),
-                encoding='utf-8').read()
+    """`section.key` of every key the daemon's configuration accepts
+    (collector/daemon/src/daemon_config.cc and tree_config.cc)."""
+    text = ''
+    for name in ('daemon_config.cc', 'tree_config.cc'):
+        text += open(os.path.join(repo, 'collector/daemon/src', name), encoding='utf-8').read()
     keys = set()
     for section, body in re.findall(r'TomlFields s\(t, "(\w+)".*?allow_only\(\s*\{([^}]*)\}',
                                     text, re.S):

@@ -16,6 +16,7 @@
 #include "serve/http_server.h"
 #include "stallwatch/version.h"
 #include "systemd_notify.h"
+#include "tree_link.h"
 #include "web/web_assets.h"
 
 namespace stallwatch::collector {
@@ -63,9 +64,13 @@ std::string Daemon::start() {
   if (auto err = ingest_->bind(config_.ingest_endpoints); !err.empty()) {
     return "cannot listen for agents on " + err;
   }
+  if (auto err = load_keys(); !err.empty()) return err;
   if (auto err = bind_curve(); !err.empty()) return err;
+  tree_ = std::make_unique<TreeLink>(config_);
+  host_->set_tree(tree_.get());
   http_ = std::make_unique<HttpServer>(serve_config(config_), *host_);
   if (auto err = http_->start(); !err.empty()) return err;
+  if (auto err = tree_->start(keys_, http_->port()); !err.empty()) return err;
   alerting_ = std::make_unique<Alerting>(config_.alerts, config_.engine.windows_ns,
                                          config_.alerts.external_url.empty()
                                              ? dashboard_base_url(config_.http_host, http_->port())
@@ -88,14 +93,21 @@ std::string Daemon::start() {
   return {};
 }
 
-std::string Daemon::bind_curve() {
-  if (config_.curve_endpoints.empty()) return {};
+std::string Daemon::load_keys() {
+  if (config_.curve_endpoints.empty() && !tree_needs_keys(config_.tree)) return {};
   const std::string dir = config_.state_dir.empty() ? default_state_dir() : config_.state_dir;
   std::string error;
   bool created = false;
-  auto pair = load_or_create_key_pair(dir, created, error);
-  if (!pair) return "CURVE endpoints: " + error;
+  keys_ = load_or_create_key_pair(dir, created, error);
+  if (!keys_) return "CURVE key pair: " + error;
   if (created) spdlog::info("created the collector's CURVE key pair in {}", dir);
+  return {};
+}
+
+std::string Daemon::bind_curve() {
+  if (config_.curve_endpoints.empty()) return {};
+  std::string error;
+  const auto& pair = keys_;
   CurveServerKeys keys{pair->secret_key, {}};
   if (config_.allow_list_path) {
     auto allowed = read_allow_list(*config_.allow_list_path, error);
@@ -125,6 +137,7 @@ void Daemon::stop() {
   if (started_) systemd_notify_stopping();
   if (tick_thread_.joinable()) tick_thread_.join();
   if (ingest_) ingest_->stop();
+  if (tree_) tree_->stop();
   if (http_) http_->stop();
   if (alerting_) alerting_->stop();
 }
@@ -179,11 +192,12 @@ void Daemon::tick_loop() {
 
 void Daemon::tick_once(std::int64_t now_ns) {
   auto state = std::make_shared<PublishedState>();
+  std::shared_ptr<const Snapshot> local;
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
   {
     std::lock_guard lock(host_->mutex());
-    state->snapshot = host_->engine().tick(now_ns);
+    local = host_->engine().tick(now_ns);
     const IngestStats& in = ingest_->stats();
     DaemonStatus& s = state->status;
     s.frames_received = in.frames_received;
@@ -197,6 +211,10 @@ void Daemon::tick_once(std::int64_t now_ns) {
     s.names_interned = host_->names().size();
     s.names_overflowed = host_->names().overflowed();
   }
+  // The tick's time includes the tree's merge and send, so that what a head
+  // or an unreachable one costs shows in tick_seconds.
+  state->snapshot = tree_ ? tree_->merge(std::move(local), now_ns) : std::move(local);
+  if (tree_) tree_->send(*state->snapshot);
   tick_stats_.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                   thread_cpu_seconds() - cpu0);
   DaemonStatus& s = state->status;
@@ -226,6 +244,7 @@ void Daemon::tick_once(std::int64_t now_ns) {
     state->alerts = alerting_->on_tick(*state->snapshot);
     s.alert_sinks = alerting_->sink_stats();
   }
+  if (tree_) tree_->fill(s.tree);
   host_->publish(std::move(state));
   if (http_) http_->on_tick();
 }

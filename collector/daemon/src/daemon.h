@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "daemon_config.h"
+#include "keys/curve_key_pair.h"
 #include "tick_stats.h"
 
 namespace stallwatch::collector {
@@ -18,11 +19,13 @@ class Alerting;
 class EngineHost;
 class IngestLoop;
 class HttpServer;
+class TreeLink;
 
 // stallwatchd assembled: the engine host, the ingest threads (receive and
 // apply, IngestLoop), the tick thread
 // (engine tick -> alerts -> PublishedState -> WebSocket push, once per tick),
-// the alert sinks' sender threads and the HTTP server. start() binds
+// the alert sinks' sender threads, the HTTP server and the collector tree
+// (TreeLink: a head's receive thread, a node's upstream sender). start() binds
 // everything (the CURVE endpoints with the key pair of the state directory,
 // made on first start) and returns an error naming what could not be bound
 // or read; stop()
@@ -41,7 +44,9 @@ class Daemon {
   std::uint16_t http_port() const;
 
  private:
-  // Loads (or creates) the key pair and binds the CURVE endpoints, if any.
+  // Loads (or creates) the key pair when CURVE endpoints or the tree need it.
+  std::string load_keys();
+  // Binds the CURVE endpoints, if any.
   std::string bind_curve();
   void restore_journal();
   void tick_loop();
@@ -52,6 +57,7 @@ class Daemon {
   std::unique_ptr<IngestLoop> ingest_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Alerting> alerting_;
+  std::unique_ptr<TreeLink> tree_;
   std::thread tick_thread_;
   std::mutex stop_mutex_;
   std::condition_variable stop_cv_;
@@ -61,6 +67,7 @@ class Daemon {
   TickStats tick_stats_;                         // tick thread only
   std::string curve_public_key_;                 // set by start()
   std::optional<std::size_t> curve_allow_list_;  // set by start()
+  std::optional<CurveKeyPair> keys_;             // set by start() when needed
 };
 
 }  // namespace stallwatch::collector

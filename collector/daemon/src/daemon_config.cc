@@ -378,7 +378,8 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
   TomlFields top(root, "", file_name);
   if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "straggler", "classes",
-                                 "journal", "log", "state", "alerts", "prometheus"});
+                                 "journal", "log", "state", "alerts", "prometheus", "upstream",
+                                 "tree"});
       !err.empty()) {
     return err;
   }
@@ -392,7 +393,11 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
         Section{"engine", apply_engine}, Section{"verdict", apply_verdict},
         Section{"straggler", apply_straggler}, Section{"journal", apply_journal},
         Section{"log", apply_log}, Section{"state", apply_state}, Section{"alerts", apply_alerts},
-        Section{"prometheus", apply_prometheus}}) {
+        Section{"prometheus", apply_prometheus},
+        Section{"upstream",
+                [](const toml::value& t, DaemonConfig& c) { return apply_upstream(t, c.tree); }},
+        Section{"tree",
+                [](const toml::value& t, DaemonConfig& c) { return apply_tree(t, c.tree); }}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
     if (!section.is_table()) return top.error(name, "must be a table");
@@ -486,6 +491,9 @@ std::string validate(const DaemonConfig& config) {
            "read every job's metrics and timelines. Set a bearer token ([http] token_file) or, "
            "on a network you trust, say so with --insecure-http-without-token ([http] "
            "insecure_without_token = true)";
+  }
+  if (auto err = validate_tree(config.tree, config.insecure_plaintext_remote); !err.empty()) {
+    return err;
   }
   if (config.tick_ns < 10'000'000 || config.tick_ns > 60 * kNsPerSecond) {
     return "engine.tick: must be between 10ms and 60s";

@@ -17,6 +17,7 @@
 #include "config/duration.h"
 #include "engine/engine_config.h"
 #include "serve/prometheus_config.h"
+#include "tree_config.h"
 
 namespace stallwatch::collector {
 
@@ -47,6 +48,7 @@ struct DaemonConfig {
   // [prometheus]: what /metrics adds to its defaults (the step histogram's
   // buckets live in engine.step_histogram_bounds_ns: the engine counts them).
   PrometheusConfig prometheus;
+  TreeConfig tree;                         // [upstream] and [tree]
   std::optional<std::string> config_path;  // where the file came from, if any
 };
 

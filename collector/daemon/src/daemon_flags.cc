@@ -8,6 +8,10 @@ namespace stallwatch::collector {
 const char* daemon_usage() {
   return "usage: stallwatchd [--config FILE] [--ingest ENDPOINT]... [--curve ENDPOINT]...\n"
          "                   [--allow-list FILE] [--insecure-plaintext-remote] [--state-dir DIR]\n"
+         "                   [--upstream ENDPOINT] [--upstream-key KEY | --upstream-key-file "
+         "FILE]\n"
+         "                   [--node NAME] [--tree-listen ENDPOINT]... [--tree-plaintext "
+         "ENDPOINT]...\n"
          "                   [--http HOST:PORT] [--journal DIR] [--log-level LEVEL]\n"
          "                   [--help] [--version]\n"
          "       stallwatchd keygen [--state-dir DIR]   print the collector's public key\n"
@@ -23,6 +27,15 @@ const char* daemon_usage() {
          "                     allow a plaintext --ingest endpoint other hosts can reach\n"
          "  --state-dir DIR    where the collector's key pair lives (default\n"
          "                     $STATE_DIRECTORY, else ~/.local/state/stallwatch)\n"
+         "  --upstream ENDPOINT\n"
+         "                     report this node's ranks to a head, e.g. tcp://head:5560\n"
+         "  --upstream-key KEY, --upstream-key-file FILE\n"
+         "                     the head's public key (CURVE; required off this host)\n"
+         "  --node NAME        this node's name at the head (default: the host name)\n"
+         "  --tree-listen ENDPOINT\n"
+         "                     take nodes' reports on this CURVE endpoint (be a head); repeatable\n"
+         "  --tree-plaintext ENDPOINT\n"
+         "                     take nodes' reports on this local plaintext endpoint; repeatable\n"
          "  --http HOST:PORT   dashboard and API address (default 127.0.0.1:8787)\n"
          "  --insecure-http-without-token\n"
          "                     allow --http on an address other hosts can reach without a\n"
@@ -83,6 +96,24 @@ std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& f
     } else if (arg == "--http") {
       if (auto err = take_value(v); !err.empty()) return err;
       flags.http = v;
+    } else if (arg == "--upstream") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.upstream = v;
+    } else if (arg == "--upstream-key") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.upstream_key = v;
+    } else if (arg == "--upstream-key-file") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.upstream_key_file = v;
+    } else if (arg == "--node") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.node = v;
+    } else if (arg == "--tree-listen") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.tree_listen.push_back(v);
+    } else if (arg == "--tree-plaintext") {
+      if (auto err = take_value(v); !err.empty()) return err;
+      flags.tree_plaintext.push_back(v);
     } else if (arg == "--journal") {
       if (auto err = take_value(v); !err.empty()) return err;
       flags.journal_dir = v;
@@ -110,6 +141,18 @@ std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config
   if (flags.http && !parse_host_port(*flags.http, config.http_host, config.http_port)) {
     return "--http: expected HOST:PORT, got '" + *flags.http + "'";
   }
+  if (flags.upstream) config.tree.upstream = *flags.upstream;
+  if (flags.upstream_key) {
+    config.tree.upstream_server_key = *flags.upstream_key;
+    config.tree.upstream_server_key_file.clear();
+  }
+  if (flags.upstream_key_file) {
+    config.tree.upstream_server_key_file = *flags.upstream_key_file;
+    config.tree.upstream_server_key.clear();
+  }
+  if (flags.node) config.tree.node = *flags.node;
+  if (!flags.tree_listen.empty()) config.tree.listen = flags.tree_listen;
+  if (!flags.tree_plaintext.empty()) config.tree.plaintext_listen = flags.tree_plaintext;
   if (flags.journal_dir) config.journal_dir = flags.journal_dir;
   if (flags.log_level) {
     static constexpr std::string_view kLevels[] = {"trace", "debug", "info",

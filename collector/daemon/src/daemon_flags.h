@@ -4,6 +4,8 @@
 // Command line of stallwatchd:
 //   stallwatchd [--config FILE] [--ingest ENDPOINT]... [--curve ENDPOINT]...
 //               [--allow-list FILE] [--insecure-plaintext-remote] [--state-dir DIR]
+//               [--upstream ENDPOINT] [--upstream-key KEY | --upstream-key-file FILE]
+//               [--node NAME] [--tree-listen ENDPOINT]... [--tree-plaintext ENDPOINT]...
 //               [--http HOST:PORT] [--journal DIR] [--log-level LEVEL] [--help] [--version]
 // Precedence: defaults, then the config file, then flags.
 
@@ -24,6 +26,12 @@ struct DaemonFlags {
   bool insecure_plaintext_remote = false;
   bool insecure_http_without_token = false;
   std::optional<std::string> http;
+  std::optional<std::string> upstream;
+  std::optional<std::string> upstream_key;
+  std::optional<std::string> upstream_key_file;
+  std::optional<std::string> node;
+  std::vector<std::string> tree_listen;
+  std::vector<std::string> tree_plaintext;
   std::optional<std::string> journal_dir;
   std::optional<std::string> log_level;
   bool help = false;

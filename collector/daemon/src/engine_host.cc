@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine_host.h"
 
+#include "tree_link.h"
+
 namespace stallwatch::collector {
 
 EngineHost::EngineHost(EngineConfig config)
@@ -30,6 +32,12 @@ std::optional<Series> EngineHost::series(std::string_view job, std::string_view 
                                          std::int64_t window_ns, std::int64_t span_ns) const {
   std::lock_guard lock(mutex_);
   return engine_.series(job, metric, window_ns, span_ns);
+}
+
+std::optional<std::string> EngineHost::remote_timeline(std::string_view job, std::int32_t rank,
+                                                       std::int64_t seconds) const {
+  if (tree_ == nullptr) return std::nullopt;
+  return tree_->remote_timeline(job, rank, seconds);
 }
 
 }  // namespace stallwatch::collector

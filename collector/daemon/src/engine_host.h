@@ -11,6 +11,8 @@
 
 namespace stallwatch::collector {
 
+class TreeLink;
+
 // The engine, its name table and the one mutex that guards both, plus the
 // latest PublishedState. The ingest apply thread ingests under the mutex (the
 // receive thread decodes outside it and takes it only to intern a new name);
@@ -31,12 +33,17 @@ class EngineHost final : public ApiBackend {
   Engine& engine() { return engine_; }
 
   void publish(std::shared_ptr<const PublishedState> state);
+  // The collector tree, asked for the timelines of remote ranks; set before
+  // the HTTP server starts, outlives it.
+  void set_tree(const TreeLink* tree) { tree_ = tree; }
 
   std::shared_ptr<const PublishedState> current() const override;
   std::optional<Timeline> timeline(std::string_view job, std::int32_t rank,
                                    std::int64_t seconds) const override;
   std::optional<Series> series(std::string_view job, std::string_view metric,
                                std::int64_t window_ns, std::int64_t span_ns) const override;
+  std::optional<std::string> remote_timeline(std::string_view job, std::int32_t rank,
+                                             std::int64_t seconds) const override;
 
  private:
   mutable std::mutex mutex_;
@@ -44,6 +51,7 @@ class EngineHost final : public ApiBackend {
   Engine engine_;
   mutable std::mutex published_mutex_;
   std::shared_ptr<const PublishedState> published_;  // published_mutex_
+  const TreeLink* tree_ = nullptr;
 };
 
 }  // namespace stallwatch::collector

@@ -9,6 +9,7 @@
 
 #include "catalog/metric_table.h"
 #include "class_cache.h"
+#include "engine/job_summary.h"
 #include "engine/series_metrics.h"
 #include "host_clocks.h"
 #include "job_aggregate.h"
@@ -32,24 +33,6 @@ struct RankKeyLess {
 };
 
 using RankMap = std::map<RankKey, std::unique_ptr<detail::RankTracker>, RankKeyLess>;
-
-void add(Counters& to, const Counters& c) {
-  to.events_received += c.events_received;
-  to.batches_received += c.batches_received;
-  to.agent_dropped += c.agent_dropped;
-  to.lost_batches += c.lost_batches;
-  to.late_events += c.late_events;
-  to.unpaired_events += c.unpaired_events;
-}
-
-RankState job_state(const std::vector<RankSnapshot>& ranks) {
-  bool silent = false;
-  for (const auto& r : ranks) {
-    if (r.state == RankState::kActive) return RankState::kActive;
-    silent |= r.state == RankState::kSilent;
-  }
-  return silent ? RankState::kSilent : RankState::kFinished;
-}
 
 }  // namespace
 
@@ -193,20 +176,10 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   for (std::size_t j = 0; j < snap->jobs.size(); ++j) {
     JobSnapshot& job = snap->jobs[j];
     const detail::JobPeers peers(job.ranks, calls[j], m.config, m.verdict_index);
-    job.state = job_state(job.ranks);
-    job.start_ns = std::numeric_limits<std::int64_t>::max();
-    for (const auto& r : job.ranks) {
-      job.start_ns = std::min(job.start_ns, collector_time(r, r.start_ns));
-      job.last_seen_ns = std::max(job.last_seen_ns, r.last_seen_ns);
-      add(job.counters, r.counters);
-    }
-    for (std::size_t i = 0; i < m.windows_ns.size(); ++i) {
-      job.windows.push_back(detail::aggregate_job_window(job.ranks, i, m.config.verdict));
-      peers.fill(job.ranks, i, job.windows.back());
-    }
-    job.verdict = job.windows[m.verdict_index].verdict;
-    job.cause = job.windows[m.verdict_index].mean.cause;
-    add(snap->counters, job.counters);
+    summarize_job(job, m.windows_ns.size(), m.verdict_index, m.config.verdict);
+    for (std::size_t i = 0; i < job.windows.size(); ++i)
+      peers.fill(job.ranks, i, job.windows[i]);
+    add_counters(snap->counters, job.counters);
     late += job.counters.late_events;
   }
   m.stats.ranks = m.ranks.size();

@@ -66,6 +66,42 @@ std::string healthz_json(const DaemonStatus& status) {
   return out;
 }
 
+namespace {
+
+void write_tree_status(JsonWriter& w, const TreeStatus& t) {
+  const auto strings = [&w](const std::vector<std::string>& list) {
+    w.begin_array();
+    for (const std::string& e : list)
+      w.string(e);
+    w.end_array();
+  };
+  w.key("tree").begin_object();
+  w.key("upstream");
+  if (t.upstream.empty()) {
+    w.null();
+  } else {
+    w.string(t.upstream);
+  }
+  w.key("node").string(t.node);
+  w.key("upstream_curve").boolean(t.upstream_curve);
+  w.key("reports_sent").integer(t.reports_sent);
+  w.key("reports_unsent").integer(t.reports_unsent);
+  w.key("bytes_sent").integer(t.bytes_sent);
+  w.key("listen");
+  strings(t.listen);
+  w.key("curve_listen");
+  strings(t.curve_listen);
+  w.key("nodes").integer(t.nodes);
+  w.key("remote_ranks").integer(t.remote_ranks);
+  w.key("reports_received").integer(t.reports_received);
+  w.key("reports_rejected").integer(t.reports_rejected);
+  w.key("bytes_received").integer(t.bytes_received);
+  w.key("last_rejection").string(t.last_rejection);
+  w.end_object();
+}
+
+}  // namespace
+
 std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   const DaemonStatus& s = state.status;
   const Snapshot& snap = view.snapshot();
@@ -140,6 +176,7 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   w.key("names").integer(s.names_interned);
   w.key("names_overflowed").integer(s.names_overflowed);
   w.end_object();
+  write_tree_status(w, s.tree);
   w.key("alert_sinks").begin_array();
   for (const SinkStats& sink : s.alert_sinks) {
     w.begin_object();

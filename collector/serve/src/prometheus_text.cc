@@ -67,6 +67,24 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
              as_double(count));
   }
 
+  const TreeStatus& t = s.tree;
+  e.family("stallwatch_tree_reports_sent_total", "counter",
+           "Report frames this node handed to its upstream socket.");
+  e.sample("stallwatch_tree_reports_sent_total", {}, as_double(t.reports_sent));
+  e.family("stallwatch_tree_reports_unsent_total", "counter",
+           "Report frames this node dropped: head unreachable or send queue full.");
+  e.sample("stallwatch_tree_reports_unsent_total", {}, as_double(t.reports_unsent));
+  e.family("stallwatch_tree_reports_received_total", "counter",
+           "Report frames this head received from its nodes.");
+  e.sample("stallwatch_tree_reports_received_total", {}, as_double(t.reports_received));
+  e.family("stallwatch_tree_reports_rejected_total", "counter",
+           "Report frames this head refused (undecodable, other version or windows).");
+  e.sample("stallwatch_tree_reports_rejected_total", {}, as_double(t.reports_rejected));
+  e.family("stallwatch_tree_nodes", "gauge", "Nodes this head hears from.");
+  e.sample("stallwatch_tree_nodes", {}, as_double(t.nodes));
+  e.family("stallwatch_tree_remote_ranks", "gauge", "Ranks this head holds from its nodes.");
+  e.sample("stallwatch_tree_remote_ranks", {}, as_double(t.remote_ranks));
+
   static const Snapshot kEmpty;
   const Snapshot& snap = state.snapshot ? *state.snapshot : kEmpty;
   e.family("stallwatch_host_clock_offset_seconds", "gauge",

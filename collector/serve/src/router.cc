@@ -168,6 +168,9 @@ HttpResponse Router::timeline(std::string_view job_segment, std::string_view ran
     }
   }
   const auto timeline = backend_.timeline(*job, *rank, *seconds);
+  if (!timeline) {
+    if (auto body = backend_.remote_timeline(*job, *rank, *seconds)) return json(std::move(*body));
+  }
   if (!timeline)
     return error(404, "rank " + std::to_string(*rank) + " of job " + quoted(*job) + " not found");
   return json(timeline_json(*timeline, rank_snapshot));

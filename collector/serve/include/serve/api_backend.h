@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "engine/engine.h"
@@ -32,6 +33,15 @@ class ApiBackend {
                                            std::int64_t seconds) const = 0;
   virtual std::optional<Series> series(std::string_view job, std::string_view metric,
                                        std::int64_t window_ns, std::int64_t span_ns) const = 0;
+
+  // The timeline JSON of a rank that another collector owns (a head asks
+  // the node that reported it), for ranks timeline() does not know; nullopt
+  // when no one does. May block on the network for a few seconds.
+  virtual std::optional<std::string> remote_timeline(std::string_view /*job*/,
+                                                     std::int32_t /*rank*/,
+                                                     std::int64_t /*seconds*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace stallwatch::collector

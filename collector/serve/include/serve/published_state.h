@@ -20,6 +20,25 @@
 
 namespace stallwatch::collector {
 
+// The collector tree as this daemon takes part in it (docs/api.md, "tree"):
+// as a node reporting to a head (upstream) and/or as a head (listen).
+struct TreeStatus {
+  std::string upstream;  // the head's endpoint; empty: not a node
+  std::string node;      // this node's name at the head
+  bool upstream_curve = false;
+  std::uint64_t reports_sent = 0;    // report frames handed to the socket
+  std::uint64_t reports_unsent = 0;  // dropped: head unreachable or queue full
+  std::uint64_t bytes_sent = 0;
+  std::vector<std::string> listen;        // endpoints taking nodes' reports; empty: not a head
+  std::vector<std::string> curve_listen;  // the CURVE ones among them
+  std::uint64_t nodes = 0;                // nodes heard from, not yet forgotten
+  std::uint64_t remote_ranks = 0;
+  std::uint64_t reports_received = 0;
+  std::uint64_t reports_rejected = 0;
+  std::uint64_t bytes_received = 0;
+  std::string last_rejection;
+};
+
 // Daemon-wide state for `GET /api/v1/status`, `/healthz` and the self metrics.
 struct DaemonStatus {
   std::string version;
@@ -52,6 +71,7 @@ struct DaemonStatus {
   std::uint64_t names_overflowed = 0;
   // Delivery counters of each alert sink (log, Alertmanager, webhook, exec).
   std::vector<SinkStats> alert_sinks;
+  TreeStatus tree;
 };
 
 struct PublishedState {

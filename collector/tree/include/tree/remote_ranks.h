@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/engine_config.h"
+#include "engine/snapshot.h"
+
+namespace stallwatch::collector {
+
+struct RemoteRanksStats {
+  std::uint64_t nodes = 0;  // nodes heard from and not yet forgotten
+  std::uint64_t ranks = 0;  // remote ranks held
+  std::uint64_t reports_received = 0;
+  std::uint64_t reports_rejected = 0;  // undecodable, another version or other windows
+  std::uint64_t bytes_received = 0;
+  std::string last_rejection;  // "<why>" of the last refused report, or ""
+};
+
+// A head's view of the ranks its nodes report (docs/design.md, "Collector
+// tree"): the latest snapshot of every remote rank, which node sent it and
+// when. merge_into() adds them to the head's own snapshot, beside its local
+// ranks, and forms the jobs again (summarize_job), so every consumer of the
+// snapshot (API, web page, /metrics, alerts, an upstream of its own) serves
+// them as local ranks. A rank whose node has not reported it for
+// `silent_after_ns` is shown silent (unless it had finished); after
+// `forget_after_ns` it is dropped. A local rank wins over a remote one with
+// the same job and rank.
+//
+// Thread-safe: accept() on the tree receive thread, merge_into() on the tick
+// thread, owner() on HTTP threads; one mutex, held only to copy.
+class RemoteRanks {
+ public:
+  RemoteRanks(std::vector<std::int64_t> windows_ns, std::int64_t silent_after_ns,
+              std::int64_t forget_after_ns);
+
+  // Decodes one report frame received at `now_ns` (the head's clock) and
+  // keeps its ranks; a refused frame is counted.
+  void accept(std::span<const std::uint8_t> frame, std::int64_t now_ns);
+
+  // Adds the remote ranks to `snapshot` (jobs and overall counters formed
+  // again with `verdict_index` and `thresholds`).
+  void merge_into(Snapshot& snapshot, std::int64_t now_ns, const VerdictThresholds& thresholds);
+
+  // The API address ("host:port") of the node that reported the rank;
+  // nullopt for a rank no node reports, or one whose node gave no address.
+  std::optional<std::string> owner(std::string_view job, std::int32_t rank) const;
+
+  bool empty() const;
+  RemoteRanksStats stats() const;
+
+ private:
+  struct Entry {
+    RankSnapshot rank;
+    std::string node;
+    std::int64_t received_ns = 0;
+  };
+  struct Node {
+    std::string http_address;
+    std::int64_t last_report_ns = 0;
+  };
+  using Key = std::pair<std::string, std::int32_t>;
+
+  const std::vector<std::int64_t> windows_ns_;
+  const std::int64_t silent_after_ns_;
+  const std::int64_t forget_after_ns_;
+  mutable std::mutex mutex_;
+  std::map<Key, Entry, std::less<>> ranks_;
+  std::map<std::string, Node, std::less<>> nodes_;
+  RemoteRanksStats stats_;  // counters only; nodes and ranks filled by stats()
+};
+
+}  // namespace stallwatch::collector

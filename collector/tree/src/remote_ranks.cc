@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "tree/remote_ranks.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/job_summary.h"
+#include "tree/node_report.h"
+
+namespace stallwatch::collector {
+
+RemoteRanks::RemoteRanks(std::vector<std::int64_t> windows_ns, std::int64_t silent_after_ns,
+                         std::int64_t forget_after_ns)
+    : windows_ns_(std::move(windows_ns)),
+      silent_after_ns_(silent_after_ns),
+      forget_after_ns_(forget_after_ns) {}
+
+void RemoteRanks::accept(std::span<const std::uint8_t> frame, std::int64_t now_ns) {
+  NodeReport report;
+  std::string error = decode_report(frame, report);
+  if (error.empty() && report.windows_ns != windows_ns_) {
+    error = "node '" + report.node + "' keeps other windows than this head";
+  }
+  std::lock_guard lock(mutex_);
+  ++stats_.reports_received;
+  stats_.bytes_received += frame.size();
+  if (!error.empty()) {
+    ++stats_.reports_rejected;
+    stats_.last_rejection = std::move(error);
+    return;
+  }
+  Node& node = nodes_[report.node];
+  node.http_address = report.http_address;
+  node.last_report_ns = now_ns;
+  for (RankSnapshot& r : report.ranks) {
+    Key key{r.job, r.rank};
+    Entry& e = ranks_[std::move(key)];
+    e.rank = std::move(r);
+    e.node = report.node;
+    e.received_ns = now_ns;
+  }
+}
+
+void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns,
+                             const VerdictThresholds& thresholds) {
+  std::set<std::string, std::less<>> touched;
+  {
+    std::lock_guard lock(mutex_);
+    std::erase_if(
+        ranks_, [&](const auto& kv) { return now_ns - kv.second.received_ns >= forget_after_ns_; });
+    std::erase_if(nodes_, [&](const auto& kv) {
+      return now_ns - kv.second.last_report_ns >= forget_after_ns_;
+    });
+    auto job = snapshot.jobs.begin();
+    for (const auto& [key, entry] : ranks_) {
+      job = std::lower_bound(snapshot.jobs.begin(), snapshot.jobs.end(), key.first,
+                             [](const JobSnapshot& j, const std::string& k) { return j.job < k; });
+      if (job == snapshot.jobs.end() || job->job != key.first) {
+        job = snapshot.jobs.insert(job, JobSnapshot{});
+        job->job = key.first;
+      }
+      auto at =
+          std::lower_bound(job->ranks.begin(), job->ranks.end(), key.second,
+                           [](const RankSnapshot& r, std::int32_t rank) { return r.rank < rank; });
+      if (at != job->ranks.end() && at->rank == key.second) continue;  // local wins
+      RankSnapshot& r = *job->ranks.insert(at, entry.rank);
+      if (r.state == RankState::kActive && now_ns - entry.received_ns >= silent_after_ns_) {
+        r.state = RankState::kSilent;
+      }
+      touched.insert(key.first);
+    }
+  }
+  snapshot.counters = {};
+  for (JobSnapshot& job : snapshot.jobs) {
+    if (touched.contains(job.job)) {
+      summarize_job(job, snapshot.windows_ns.size(), snapshot.verdict_window_index, thresholds);
+    }
+    add_counters(snapshot.counters, job.counters);
+  }
+}
+
+std::optional<std::string> RemoteRanks::owner(std::string_view job, std::int32_t rank) const {
+  std::lock_guard lock(mutex_);
+  auto it = ranks_.find(Key{std::string(job), rank});
+  if (it == ranks_.end()) return std::nullopt;
+  auto node = nodes_.find(it->second.node);
+  if (node == nodes_.end() || node->second.http_address.empty()) return std::nullopt;
+  return node->second.http_address;
+}
+
+bool RemoteRanks::empty() const {
+  std::lock_guard lock(mutex_);
+  return ranks_.empty();
+}
+
+RemoteRanksStats RemoteRanks::stats() const {
+  std::lock_guard lock(mutex_);
+  RemoteRanksStats s = stats_;
+  s.nodes = nodes_.size();
+  s.ranks = ranks_.size();
+  return s;
+}
+
+}  // namespace stallwatch::collector

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+// The collector tree between real processes: node daemons report their ranks
+// over CURVE to a head (127.0.0.2), from 127.0.0.3 and 127.0.0.4 as nodes on
+// other hosts would. The same crafted batches go to a single collector and
+// through the tree; the head's rank rows equal the single collector's, field
+// by field. A node that dies turns its ranks silent at the head and comes
+// back; a head that dies costs its nodes nothing but counted unsent reports;
+// a remote rank's timeline comes from its node; a nested head forwards.
+
+#include <gtest/gtest.h>
+#include <stallwatch/curve_key.h>
+
+#include <atomic>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "crafted_frames.h"
+#include "integration_fixture.h"
+
+namespace stallwatch::test {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr const char* kJob = "tree";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// What only the collector that received the batches can know: its own
+// receive times and its estimate of the agent host's clock.
+void strip_collector_clock(json& j) {
+  if (j.is_object()) {
+    j.erase("last_seen_ns");
+    j.erase("clock_offset_seconds");
+    for (auto& [key, value] : j.items())
+      strip_collector_clock(value);
+  } else if (j.is_array()) {
+    for (json& v : j)
+      strip_collector_clock(v);
+  }
+}
+
+json ranks_of(const DaemonProcess& daemon) {
+  json detail = get_json(daemon, std::string("/api/v1/jobs/") + kJob);
+  if (!detail.is_object()) return nullptr;
+  json ranks = detail["ranks"];
+  strip_collector_clock(ranks);
+  return ranks;
+}
+
+json rank_state(const DaemonProcess& daemon, int rank) {
+  const json row = rank_row(daemon, kJob, rank);
+  return row.is_object() ? row["state"] : json();
+}
+
+// A head on 127.0.0.2 with CURVE; `extra` for an upstream of its own.
+struct Head {
+  explicit Head(const std::string& state_dir, std::vector<std::string> extra = {}) {
+    DaemonOptions o = short_window_options();
+    o.extra_args = {"--tree-listen", "tcp://127.0.0.2:*", "--state-dir", state_dir};
+    o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
+    daemon = std::make_unique<DaemonProcess>(o);
+    if (!daemon->start()) return;
+    key = std::string(wire::key_in_text(read_text(state_dir + "/curve.pub")));
+    wait_until(
+        [&] {
+          json status = get_json(*daemon, "/api/v1/status");
+          if (!status.is_object() || status["tree"]["curve_listen"].empty()) return false;
+          endpoint = status["tree"]["curve_listen"][0].get<std::string>();
+          return true;
+        },
+        10s, 50ms);
+  }
+  // The upstream a node on `from` uses to reach this head.
+  std::vector<std::string> upstream_args(const std::string& from, const std::string& node) const {
+    return {"--upstream",     "tcp://" + from + ":0;" + endpoint.substr(6),
+            "--upstream-key", key,
+            "--node",         node};
+  }
+  std::unique_ptr<DaemonProcess> daemon;
+  std::string key;
+  std::string endpoint;
+};
+
+std::unique_ptr<DaemonProcess> start_node(const Head& head, const std::string& from,
+                                          const std::string& name, const std::string& state_dir) {
+  DaemonOptions o = short_window_options();
+  o.extra_args = head.upstream_args(from, name);
+  o.extra_args.insert(o.extra_args.end(), {"--state-dir", state_dir});
+  auto node = std::make_unique<DaemonProcess>(o);
+  EXPECT_TRUE(node->start()) << node->log();
+  return node;
+}
+
+// Batches of ranks 0..3, `count` per rank, 100 ms apart, ending now.
+std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_seq) {
+  std::vector<std::vector<Frame>> out(4);
+  const std::int64_t now = wall_clock_ns();
+  for (int i = 0; i < count; ++i) {
+    for (int rank = 0; rank < 4; ++rank) {
+      CraftedBatch b;
+      b.job = kJob;
+      b.rank = rank;
+      b.pid = 5000 + rank;
+      b.seq = first_seq + static_cast<std::uint64_t>(i);
+      b.sent_at_ns = now - (count - 1 - i) * 100 * kMs;
+      out[static_cast<std::size_t>(rank)].push_back(encode_batch(b));
+    }
+  }
+  return out;
+}
+
+TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem) {
+  TempDir dir;
+  Head top(dir.path() + "/top");
+  ASSERT_TRUE(top.daemon && top.daemon->running() && !top.endpoint.empty());
+  Head head(dir.path() + "/head", top.upstream_args("127.0.0.5", "mid"));
+  ASSERT_TRUE(head.daemon && head.daemon->running() && !head.endpoint.empty())
+      << head.daemon->log();
+  auto node_a = start_node(head, "127.0.0.3", "node-a", dir.path() + "/a");
+  auto node_b = start_node(head, "127.0.0.4", "node-b", dir.path() + "/b");
+  DaemonProcess single(short_window_options());
+  ASSERT_TRUE(single.start()) << single.log();
+
+  FramePusher to_single(single.tcp_endpoint());
+  FramePusher to_a(node_a->tcp_endpoint());
+  FramePusher to_b(node_b->tcp_endpoint());
+  const auto batches = crafted_batches(12, 0);
+  for (std::size_t i = 0; i < batches[0].size(); ++i) {
+    for (int rank = 0; rank < 4; ++rank) {
+      const Frame& f = batches[static_cast<std::size_t>(rank)][i];
+      ASSERT_TRUE(to_single.send(f));
+      ASSERT_TRUE((rank < 2 ? to_a : to_b).send(f));
+    }
+  }
+
+  json expected;
+  json at_head;
+  json at_top;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        expected = ranks_of(single);
+        at_head = ranks_of(*head.daemon);
+        at_top = ranks_of(*top.daemon);
+        return expected.is_array() && expected.size() == 4 && at_head == expected &&
+               at_top == expected;
+      },
+      10s, 50ms))
+      << "single: " << expected.dump() << "\nhead: " << at_head.dump() << "\ntop: " << at_top.dump()
+      << "\nhead status: " << get_json(*head.daemon, "/api/v1/status")["tree"].dump()
+      << "\nnode status: " << get_json(*node_a, "/api/v1/status")["tree"].dump()
+      << "\nhead log: " << head.daemon->log();
+  ASSERT_EQ(at_head.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(at_head[i], expected[i]) << "rank " << i;
+    EXPECT_EQ(at_top[i], expected[i]) << "rank " << i;
+  }
+  // Sums over the ranks are exact; the nodes are heard and nothing refused.
+  json job = get_json(*head.daemon, std::string("/api/v1/jobs/") + kJob);
+  EXPECT_EQ(job["counters"], get_json(single, std::string("/api/v1/jobs/") + kJob)["counters"]);
+  json status = get_json(*head.daemon, "/api/v1/status");
+  EXPECT_EQ(status["tree"]["nodes"], 2);
+  EXPECT_EQ(status["tree"]["remote_ranks"], 4);
+  EXPECT_EQ(status["tree"]["reports_rejected"], 0);
+  EXPECT_EQ(get_json(*node_a, "/api/v1/status")["tree"]["upstream_curve"], true);
+
+  // A remote rank's timeline is its node's.
+  const std::string timeline = std::string("/api/v1/jobs/") + kJob + "/ranks/3/timeline";
+  const HttpResponse from_head = top.daemon->get(timeline);
+  ASSERT_EQ(from_head.status, 200) << from_head.body;
+  json proxied = json::parse(from_head.body, nullptr, false);
+  json own = get_json(*node_b, timeline);
+  ASSERT_TRUE(proxied.is_object() && own.is_object()) << from_head.body;
+  EXPECT_FALSE(proxied["regions"].empty());
+  EXPECT_EQ(proxied["regions"], own["regions"]);
+}
+
+TEST(TreeTest, LostNodeTurnsSilentAndResumesAndALostHeadCostsNodesNothing) {
+  TempDir dir;
+  auto head = std::make_unique<Head>(dir.path() + "/head");
+  ASSERT_TRUE(head->daemon && head->daemon->running() && !head->endpoint.empty());
+  auto node_a = start_node(*head, "127.0.0.3", "node-a", dir.path() + "/a");
+  auto node_b = start_node(*head, "127.0.0.4", "node-b", dir.path() + "/b");
+
+  // Agents that keep sending, to whichever node daemon is current.
+  std::atomic<bool> running{true};
+  std::atomic<std::uint64_t> agent_failures{0};
+  std::string endpoint_a = node_a->tcp_endpoint();
+  std::atomic<std::shared_ptr<std::string>> endpoint_b{
+      std::make_shared<std::string>(node_b->tcp_endpoint())};
+  std::thread agents([&] {
+    std::uint64_t seq = 0;
+    auto pusher_a = std::make_unique<FramePusher>(endpoint_a);
+    std::shared_ptr<std::string> b_at = endpoint_b.load();
+    auto pusher_b = std::make_unique<FramePusher>(*b_at);
+    while (running) {
+      if (endpoint_b.load() != b_at) {
+        b_at = endpoint_b.load();
+        pusher_b = std::make_unique<FramePusher>(*b_at);
+      }
+      const auto frames = crafted_batches(1, seq++);
+      for (int rank = 0; rank < 4; ++rank) {
+        if (!(rank < 2 ? *pusher_a : *pusher_b).send(frames[static_cast<std::size_t>(rank)][0])) {
+          if (rank < 2) ++agent_failures;
+        }
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+  });
+  const auto all_active = [&] {
+    for (int r = 0; r < 4; ++r) {
+      if (rank_state(*head->daemon, r) != "active") return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(wait_until(all_active, 10s, 50ms));
+
+  // Node B dies: its ranks turn silent within one silence period (2 s) and
+  // a tick or two; node A's stay active.
+  node_b->stop(9);
+  const auto killed = std::chrono::steady_clock::now();
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return rank_state(*head->daemon, 2) == "silent" && rank_state(*head->daemon, 3) == "silent";
+      },
+      5s, 20ms));
+  EXPECT_LT(std::chrono::steady_clock::now() - killed, 3000ms);
+  EXPECT_EQ(rank_state(*head->daemon, 0), "active");
+
+  // Back: they resume.
+  node_b = start_node(*head, "127.0.0.4", "node-b", dir.path() + "/b");
+  endpoint_b.store(std::make_shared<std::string>(node_b->tcp_endpoint()));
+  EXPECT_TRUE(wait_until(all_active, 10s, 50ms));
+
+  // The head dies: node A keeps ticking as fast, its agents keep sending, and
+  // what it could not send is counted.
+  json before = get_json(*node_a, "/api/v1/status");
+  head->daemon->stop(9);
+  const std::uint64_t events_before = before["ingest"]["events_received"];
+  json after;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        after = get_json(*node_a, "/api/v1/status");
+        return after["tree"]["reports_unsent"].get<std::uint64_t>() >= 20;
+      },
+      10s, 100ms))
+      << after.dump();
+  running = false;
+  agents.join();
+  EXPECT_EQ(agent_failures, 0u);
+  EXPECT_GT(after["ingest"]["events_received"].get<std::uint64_t>(), events_before);
+  EXPECT_LT(after["tick_seconds_p99"].get<double>(), 0.05);
+  EXPECT_EQ(rank_state(*node_a, 0), "active");
+}
+
+}  // namespace
+}  // namespace stallwatch::test
