@@ -37,7 +37,7 @@ class JournalWriter {
   // Creates the directory if needed. Returns "" or what went wrong.
   std::string open();
   void append(std::span<const std::uint8_t> frame, std::int64_t recv_ns);
-  // Pushes buffered records to the OS (called once per tick).
+  // Pushes buffered records to the OS (after every receive round).
   void flush();
 
   bool ok() const { return file_ != nullptr; }
