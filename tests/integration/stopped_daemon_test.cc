@@ -64,13 +64,14 @@ TEST(StoppedDaemonTest, AgentsDoNotWaitAndDropsAreCountedExactly) {
     const auto report = load_agent_report(agents[static_cast<std::size_t>(rank)]->report_path());
     ASSERT_TRUE(report.has_value());
     const AgentStats& stats = report->stats;
-    // The schedule's step is 100 ms; a blocked send would add the 3 s freeze.
+    // The schedule's step is 100 ms (longer on a loaded machine); a blocked
+    // send would add the 3 s freeze.
     const double longest = longest_step_seconds(*report);
     std::printf("rank %d: longest step %.3f s; sent %llu events, dropped %llu, %llu failed sends\n",
                 rank, longest, static_cast<unsigned long long>(stats.events_sent),
                 static_cast<unsigned long long>(stats.events_dropped),
                 static_cast<unsigned long long>(stats.send_failures));
-    EXPECT_LT(longest, 0.5);
+    EXPECT_LT(longest, 1.5);
     // The connection stayed up: nothing was lost on the wire. Everything
     // sent arrived, everything not sent is the agent's counted drop, and
     // the only sequence gaps are the sends that failed.
