@@ -82,7 +82,7 @@ std::optional<AgentReport> load_agent_report(const std::string& path) {
     } else if (kind == "stats") {
       AgentStats& st = report.stats;
       s >> st.events_recorded >> st.events_dropped >> st.events_sent >> st.events_lost_in_send >>
-          st.batches_sent >> st.queue_depth;
+          st.batches_sent >> st.queue_depth >> st.send_failures;
       has_stats = true;
     }
     if (s.fail()) return std::nullopt;

@@ -33,6 +33,7 @@ struct AgentStats {
   std::uint64_t events_lost_in_send = 0;
   std::uint64_t batches_sent = 0;
   std::uint64_t queue_depth = 0;
+  std::uint64_t send_failures = 0;  // batches ZeroMQ refused (their seq numbers are gaps)
 };
 
 struct AgentReport {

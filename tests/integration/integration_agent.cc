@@ -133,13 +133,14 @@ void write_report(const std::string& path, const std::vector<Region>& regions,
   sw_stats stats{};
   stats.size = sizeof stats;
   sw_get_stats(&stats);
-  std::fprintf(f, "stats %llu %llu %llu %llu %llu %llu\n",
+  std::fprintf(f, "stats %llu %llu %llu %llu %llu %llu %llu\n",
                static_cast<unsigned long long>(stats.events_recorded),
                static_cast<unsigned long long>(stats.events_dropped),
                static_cast<unsigned long long>(stats.events_sent),
                static_cast<unsigned long long>(stats.events_lost_in_send),
                static_cast<unsigned long long>(stats.batches_sent),
-               static_cast<unsigned long long>(stats.queue_depth));
+               static_cast<unsigned long long>(stats.queue_depth),
+               static_cast<unsigned long long>(stats.send_failures));
   std::fclose(f);
 }
 

@@ -57,8 +57,9 @@ std::string Daemon::start() {
   std::unique_ptr<JournalWriter> journal;
   if (config_.journal_dir) {
     restore_journal();
-    journal = std::make_unique<JournalWriter>(*config_.journal_dir, config_.journal_max_bytes);
-    if (auto err = journal->open(); !err.empty()) return err;
+    journal = std::make_unique<JournalWriter>(*config_.journal_dir, config_.journal_max_bytes,
+                                              config_.journal_max_age_ns);
+    if (auto err = journal->open(collector_now_ns()); !err.empty()) return err;
   }
   ingest_ = std::make_unique<IngestLoop>(*host_, std::move(journal));
   if (auto err = ingest_->bind(config_.ingest_endpoints); !err.empty()) {
@@ -151,19 +152,22 @@ void Daemon::restore_journal() {
   DecodedBatch batch;
   std::int64_t next_tick = 0;
   for (const auto& segment : journal_segments(*config_.journal_dir)) {
-    auto err = read_journal_segment(segment,
-                                    [&](std::span<const std::uint8_t> frame, std::int64_t recv_ns) {
-                                      if (recv_ns < since || recv_ns > now) return;
-                                      if (decoder.decode(frame, batch)) return;
-                                      if (next_tick == 0) next_tick = recv_ns + config_.tick_ns;
-                                      while (recv_ns >= next_tick) {
-                                        host_->engine().tick(next_tick);
-                                        next_tick += config_.tick_ns;
-                                      }
-                                      host_->engine().ingest(batch, recv_ns);
-                                      ++frames;
-                                    });
-    if (!err.empty()) spdlog::warn("journal: skipped {}", err);
+    const auto read = read_journal_segment(
+        segment, [&](std::span<const std::uint8_t> frame, std::int64_t recv_ns) {
+          if (recv_ns < since || recv_ns > now) return;
+          if (decoder.decode(frame, batch)) return;
+          if (next_tick == 0) next_tick = recv_ns + config_.tick_ns;
+          while (recv_ns >= next_tick) {
+            host_->engine().tick(next_tick);
+            next_tick += config_.tick_ns;
+          }
+          host_->engine().ingest(batch, recv_ns);
+          ++frames;
+        });
+    if (!read.error.empty()) spdlog::warn("journal: skipped {}", read.error);
+    for (const auto& problem : read.problems) {
+      spdlog::warn("journal: {}", describe(segment, problem));
+    }
   }
   if (frames > 0) {
     spdlog::info("journal: restored {} batches from {}", frames, *config_.journal_dir);
@@ -240,6 +244,7 @@ void Daemon::tick_once(std::int64_t now_ns) {
                                         ingest_->rejected(reason));
   }
   s.ingest_lag_seconds = static_cast<double>(ingest_->take_max_lag_ns()) / 1e9;
+  s.journal = ingest_->journal_status();
   if (alerting_) {
     state->alerts = alerting_->on_tick(*state->snapshot);
     s.alert_sinks = alerting_->sink_stats();

@@ -203,7 +203,7 @@ std::string apply_straggler(const toml::value& t, DaemonConfig& c) {
 
 std::string apply_journal(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "journal", {});
-  if (auto err = s.allow_only({"dir", "max_bytes"}); !err.empty()) return err;
+  if (auto err = s.allow_only({"dir", "max_bytes", "max_age"}); !err.empty()) return err;
   if (s.has("dir")) {
     std::string dir;
     if (auto err = s.string("dir", dir); !err.empty()) return err;
@@ -215,6 +215,13 @@ std::string apply_journal(const toml::value& t, DaemonConfig& c) {
       return err;
     }
     c.journal_max_bytes = static_cast<std::uint64_t>(n);
+  }
+  if (s.has("max_age")) {
+    std::string text;
+    if (auto err = s.string("max_age", text); !err.empty()) return err;
+    const auto ns = parse_duration(text);
+    if (!ns || *ns <= 0) return s.error("max_age", "'" + text + "' is not a duration like \"7d\"");
+    c.journal_max_age_ns = *ns;
   }
   return {};
 }

@@ -41,6 +41,7 @@ struct DaemonConfig {
   bool insecure_http_without_token = false;
   std::optional<std::string> journal_dir;
   std::uint64_t journal_max_bytes = 1ull << 30;
+  std::int64_t journal_max_age_ns = 0;  // 0: no age bound
   std::int64_t tick_ns = 500'000'000;
   std::string log_level = "info";
   EngineConfig engine;

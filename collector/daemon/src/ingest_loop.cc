@@ -56,13 +56,41 @@ void IngestLoop::stop() {
   if (journal_) journal_->flush();
 }
 
+JournalStatus IngestLoop::journal_status() const {
+  std::lock_guard lock(journal_status_mutex_);
+  return journal_status_;
+}
+
+void IngestLoop::tend_journal(std::int64_t now_ns) {
+  // Each round's frames reach the OS before the next round: a crash loses
+  // only frames not yet taken off the sockets (sequence gaps on restart).
+  journal_->flush();
+  journal_->maintain(now_ns);
+  if (!journal_->ok() && !journal_failing_) {
+    spdlog::error("journal: cannot write, live metrics go on and unwritten batches are counted: {}",
+                  journal_->last_error());
+    journal_failing_ = true;
+  } else if (journal_->ok() && journal_failing_) {
+    spdlog::warn("journal: writing again; {} batches were not written ({})",
+                 journal_->records_unwritten(), journal_->last_error());
+    journal_failing_ = false;
+  }
+  std::lock_guard lock(journal_status_mutex_);
+  journal_status_.enabled = true;
+  journal_status_.writing = journal_->ok();
+  if (journal_status_.error != journal_->last_error())
+    journal_status_.error = journal_->last_error();
+  journal_status_.records_written = journal_->records_written();
+  journal_status_.records_unwritten = journal_->records_unwritten();
+  journal_status_.bytes_written = journal_->bytes_written();
+}
+
 std::int64_t IngestLoop::take_max_lag_ns() {
   return max_lag_ns_.exchange(0);
 }
 
 void IngestLoop::receive_loop() {
   pthread_setname_np(pthread_self(), "ingest-receive");
-  std::int64_t last_flush_ns = collector_now_ns();
   while (running_) {
     try {
       receiver_.receive(100, [this](std::span<const std::uint8_t> frame) { on_frame(frame); });
@@ -78,14 +106,7 @@ void IngestLoop::receive_loop() {
     const std::int64_t now = collector_now_ns();
     log_rejections(now);
     log_refused_connections(now);
-    if (journal_ && now - last_flush_ns >= 500'000'000) {
-      journal_->flush();
-      last_flush_ns = now;
-      if (!journal_->ok() && !journal_error_logged_) {
-        spdlog::error("journal disabled: {}", journal_->last_error());
-        journal_error_logged_ = true;
-      }
-    }
+    if (journal_) tend_journal(now);
   }
   {
     std::lock_guard lock(queue_mutex_);

@@ -19,6 +19,7 @@
 #include "ingest/ingest_stats.h"
 #include "ingest/receiver.h"
 #include "journal.h"
+#include "serve/published_state.h"
 
 namespace stallwatch::collector {
 
@@ -75,6 +76,8 @@ class IngestLoop {
   std::uint64_t rejected(HandshakeRejection reason) const {
     return rejected_[static_cast<std::size_t>(reason)].load(std::memory_order_relaxed);
   }
+  // The journal's state as of the last receive round; any thread.
+  JournalStatus journal_status() const;
 
  private:
   struct Slot {
@@ -90,6 +93,7 @@ class IngestLoop {
   void on_frame(std::span<const std::uint8_t> frame);
   void log_rejections(std::int64_t now_ns);
   void log_refused_connections(std::int64_t now_ns);
+  void tend_journal(std::int64_t now_ns);
 
   EngineHost& host_;
   Receiver receiver_;
@@ -119,7 +123,9 @@ class IngestLoop {
   std::uint64_t rejected_since_log_ = 0;
   std::string last_rejection_;
   std::int64_t last_log_ns_ = 0;
-  bool journal_error_logged_ = false;
+  bool journal_failing_ = false;  // receive thread: an outage was logged
+  mutable std::mutex journal_status_mutex_;
+  JournalStatus journal_status_;  // journal_status_mutex_
   // Rate-limited logging of connections refused in the handshake.
   std::uint64_t refused_logged_ = 0;
   std::int64_t last_refused_log_ns_ = 0;

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "journal.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 
 namespace stallwatch::collector {
 namespace {
 
-constexpr char kMagic[8] = {'S', 'W', 'J', '1', 0, 0, 0, 0};
-constexpr std::size_t kRecordHeader = 12;
+constexpr std::size_t kFlushBytes = 1u << 20;
+constexpr std::int64_t kLimitsEveryNs = 10'000'000'000;
 
 void put_u32(std::uint8_t* p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)
@@ -21,92 +25,140 @@ void put_i64(std::uint8_t* p, std::int64_t v) {
   for (int i = 0; i < 8; ++i)
     p[i] = static_cast<std::uint8_t>(u >> (8 * i));
 }
-std::uint32_t get_u32(const std::uint8_t* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= std::uint32_t{p[i]} << (8 * i);
-  return v;
-}
-std::int64_t get_i64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i)
-    v |= std::uint64_t{p[i]} << (8 * i);
-  return static_cast<std::int64_t>(v);
+
+// Writes all of `data`; the bytes written before an error otherwise.
+std::size_t write_all(int fd, const std::uint8_t* data, std::size_t size, int& error) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      return done;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return done;
 }
 
 }  // namespace
 
-JournalWriter::JournalWriter(std::string dir, std::uint64_t max_bytes)
-    : dir_(std::move(dir)), max_bytes_(std::max<std::uint64_t>(max_bytes, kSegmentBytes)) {}
+JournalWriter::JournalWriter(std::string dir, std::uint64_t max_bytes, std::int64_t max_age_ns)
+    : dir_(std::move(dir)),
+      max_bytes_(std::max<std::uint64_t>(max_bytes, kSegmentBytes)),
+      max_age_ns_(max_age_ns) {}
 
 JournalWriter::~JournalWriter() {
-  if (file_ != nullptr) std::fclose(file_);
+  flush();
+  if (fd_ >= 0) ::close(fd_);
 }
 
-std::string JournalWriter::open() {
+std::string JournalWriter::open(std::int64_t now_ns) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return "journal " + dir_ + ": " + ec.message();
-  return start_segment(0);
+  if (auto err = start_segment(now_ns); !err.empty()) return err;
+  enforce_limits(now_ns);
+  return {};
 }
 
 std::string JournalWriter::start_segment(std::int64_t first_ns) {
-  if (file_ != nullptr) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
   char name[64];
   std::snprintf(name, sizeof name, "/segment-%020lld.swj", static_cast<long long>(first_ns));
   current_path_ = dir_ + name;
-  file_ = std::fopen(current_path_.c_str(), "ab");
-  if (file_ == nullptr) {
-    return "journal " + current_path_ + ": " + std::strerror(errno);
+  const int fd = ::open(current_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return "journal " + current_path_ + ": " + std::strerror(errno);
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size == 0) {
+    int error = 0;
+    if (write_all(fd, reinterpret_cast<const std::uint8_t*>(kJournalMagic), sizeof kJournalMagic,
+                  error) != sizeof kJournalMagic) {
+      ::close(fd);
+      ::unlink(current_path_.c_str());  // no empty segment left behind per retry
+      return "journal " + current_path_ + ": write failed: " + std::strerror(error);
+    }
   }
-  segment_bytes_ = 0;
-  if (std::ftell(file_) == 0) {
-    std::fwrite(kMagic, 1, sizeof kMagic, file_);
-    segment_bytes_ = sizeof kMagic;
-  }
-  enforce_limit();
+  fd_ = fd;
+  segment_bytes_ = size > 0 ? static_cast<std::uint64_t>(size) : sizeof kJournalMagic;
   return {};
 }
 
 void JournalWriter::append(std::span<const std::uint8_t> frame, std::int64_t recv_ns) {
-  if (file_ == nullptr) return;
-  if (segment_bytes_ + frame.size() + kRecordHeader > kSegmentBytes &&
-      segment_bytes_ > sizeof kMagic) {
-    if (auto err = start_segment(recv_ns); !err.empty()) {
-      fail(std::move(err));
+  if (fd_ < 0) {
+    ++records_unwritten_;
+    return;
+  }
+  const std::size_t record = kJournalRecordHeader + frame.size();
+  if (segment_bytes_ + record > kSegmentBytes && segment_bytes_ > sizeof kJournalMagic) {
+    flush();
+    if (fd_ >= 0) {
+      if (auto err = start_segment(recv_ns); !err.empty()) fail(std::move(err));
+      enforce_limits(recv_ns);
+    }
+    if (fd_ < 0) {
+      ++records_unwritten_;
       return;
     }
   }
-  std::uint8_t header[kRecordHeader];
+  std::uint8_t header[kJournalRecordHeader];
   put_u32(header, static_cast<std::uint32_t>(frame.size()));
   put_i64(header + 4, recv_ns);
-  if (std::fwrite(header, 1, sizeof header, file_) != sizeof header ||
-      std::fwrite(frame.data(), 1, frame.size(), file_) != frame.size()) {
-    fail("journal " + current_path_ + ": write failed: " + std::strerror(errno));
-    return;
-  }
-  segment_bytes_ += sizeof header + frame.size();
-  bytes_written_ += sizeof header + frame.size();
+  buffer_.insert(buffer_.end(), header, header + sizeof header);
+  buffer_.insert(buffer_.end(), frame.begin(), frame.end());
+  record_ends_.push_back(buffer_.size());
+  segment_bytes_ += record;
+  if (buffer_.size() >= kFlushBytes) flush();
 }
 
 void JournalWriter::flush() {
-  if (file_ != nullptr && std::fflush(file_) != 0) {
-    fail("journal " + current_path_ + ": flush failed: " + std::strerror(errno));
-  }
+  if (fd_ < 0 || buffer_.empty()) return;
+  int error = 0;
+  const std::size_t written = write_all(fd_, buffer_.data(), buffer_.size(), error);
+  bytes_written_ += written;
+  const auto complete = static_cast<std::uint64_t>(
+      std::upper_bound(record_ends_.begin(), record_ends_.end(), written) - record_ends_.begin());
+  records_written_ += complete;
+  records_unwritten_ += record_ends_.size() - complete;
+  const bool failed = written < buffer_.size();
+  buffer_.clear();
+  record_ends_.clear();
+  if (failed) fail("journal " + current_path_ + ": write failed: " + std::strerror(error));
 }
 
-void JournalWriter::enforce_limit() {
-  auto segments = journal_segments(dir_);
+void JournalWriter::maintain(std::int64_t now_ns) {
+  if (fd_ < 0 && now_ns - last_retry_ns_ >= kRetryNs) {
+    last_retry_ns_ = now_ns;
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (auto err = start_segment(now_ns); !err.empty()) last_error_ = std::move(err);
+  }
+  if (now_ns - last_limits_ns_ >= kLimitsEveryNs) enforce_limits(now_ns);
+}
+
+void JournalWriter::enforce_limits(std::int64_t now_ns) {
+  last_limits_ns_ = now_ns;
+  const auto segments = journal_segments(dir_);
   std::uint64_t total = 0;
   std::vector<std::uint64_t> sizes;
+  std::vector<std::int64_t> written_ns;
   for (const auto& s : segments) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(s, ec);
     sizes.push_back(ec ? 0 : size);
     total += sizes.back();
+    const auto mtime = std::filesystem::last_write_time(s, ec);
+    written_ns.push_back(ec ? now_ns
+                            : std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::file_clock::to_sys(mtime).time_since_epoch())
+                                  .count());
   }
-  for (std::size_t i = 0; i < segments.size() && total > max_bytes_; ++i) {
+  for (std::size_t i = 0; i < segments.size(); ++i) {
     if (segments[i] == current_path_) break;
+    const bool too_big = total > max_bytes_;
+    const bool too_old = max_age_ns_ > 0 && now_ns - written_ns[i] > max_age_ns_;
+    if (!too_big && !too_old) continue;
     std::error_code ec;
     std::filesystem::remove(segments[i], ec);
     total -= sizes[i];
@@ -115,8 +167,8 @@ void JournalWriter::enforce_limit() {
 
 void JournalWriter::fail(std::string message) {
   last_error_ = std::move(message);
-  if (file_ != nullptr) std::fclose(file_);
-  file_ = nullptr;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 std::vector<std::string> journal_segments(const std::string& dir) {
@@ -130,31 +182,6 @@ std::vector<std::string> journal_segments(const std::string& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string read_journal_segment(
-    const std::string& path,
-    const std::function<void(std::span<const std::uint8_t>, std::int64_t)>& visit) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return path + ": " + std::strerror(errno);
-  char magic[sizeof kMagic];
-  if (std::fread(magic, 1, sizeof magic, f) != sizeof magic ||
-      std::memcmp(magic, kMagic, sizeof magic) != 0) {
-    std::fclose(f);
-    return path + ": not a stallwatch journal segment (bad magic)";
-  }
-  std::vector<std::uint8_t> frame;
-  std::uint8_t header[kRecordHeader];
-  while (std::fread(header, 1, sizeof header, f) == sizeof header) {
-    const std::uint32_t len = get_u32(header);
-    const std::int64_t recv_ns = get_i64(header + 4);
-    if (len > (64u << 20)) break;
-    frame.resize(len);
-    if (std::fread(frame.data(), 1, len, f) != len) break;
-    visit(frame, recv_ns);
-  }
-  std::fclose(f);
-  return {};
 }
 
 }  // namespace stallwatch::collector

@@ -16,6 +16,7 @@
 #include "config/duration.h"
 #include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
+#include "journal_replay.h"
 #include "push_sender.h"
 #include "traces/batch_builder.h"
 #include "traces/job_stream.h"
@@ -30,7 +31,8 @@ constexpr const char* kUsage =
     "usage: stallwatch replay FILE... [--speed N|max] [--to ENDPOINT] [--job NAME]\n"
     "                         [--timeout DURATION]\n"
     "\n"
-    "  FILE            dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz\n"
+    "  FILE            dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz,\n"
+    "                  or stallwatchd journal segments (DIR/*.swj: jobs and ranks kept)\n"
     "  --speed N|max   N times real time (default 1), or as fast as the collector takes it\n"
     "  --to ENDPOINT   collector ingest endpoint (default tcp://127.0.0.1:5557)\n"
     "  --job NAME      job id shown in the dashboards (default: replay-<first file>)\n"
@@ -139,6 +141,20 @@ int run_replay(std::span<const std::string_view> args, std::ostream& out, std::o
   if (help) {
     out << kUsage;
     return 0;
+  }
+  const auto is_journal = [](const std::string& f) {
+    return f.size() > 4 && f.compare(f.size() - 4, 4, ".swj") == 0;
+  };
+  const auto journals = std::count_if(options.files.begin(), options.files.end(), is_journal);
+  if (journals > 0) {
+    if (journals != static_cast<std::ptrdiff_t>(options.files.size())) {
+      err << "stallwatch replay: journal segments (.swj) cannot be mixed with traces\n";
+      return 2;
+    }
+    return replay_journals({options.files, options.speed, options.endpoint,
+                            static_cast<int>(std::min<std::int64_t>(
+                                options.timeout_ns / 1'000'000, std::numeric_limits<int>::max()))},
+                           out, err);
   }
   TracePlan plan;
   if (auto problem = plan_traces(options.files, plan); !problem.empty()) {

@@ -177,6 +177,23 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   w.key("names_overflowed").integer(s.names_overflowed);
   w.end_object();
   write_tree_status(w, s.tree);
+  w.key("journal");
+  if (s.journal.enabled) {
+    w.begin_object();
+    w.key("writing").boolean(s.journal.writing);
+    w.key("error");
+    if (s.journal.error.empty()) {
+      w.null();
+    } else {
+      w.string(s.journal.error);
+    }
+    w.key("records_written").integer(s.journal.records_written);
+    w.key("records_unwritten").integer(s.journal.records_unwritten);
+    w.key("bytes_written").integer(s.journal.bytes_written);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.key("alert_sinks").begin_array();
   for (const SinkStats& sink : s.alert_sinks) {
     w.begin_object();

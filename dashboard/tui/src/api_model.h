@@ -233,6 +233,15 @@ struct DaemonStatus {
   // host and offset (its clock minus the collector's) in seconds.
   std::vector<std::pair<std::string, double>> clock_warnings;
   double ingest_lag_seconds = 0;
+  // The daemon's journal; absent when it runs without one.
+  struct Journal {
+    bool writing = false;
+    std::string error;
+    std::uint64_t records_written = 0;
+    std::uint64_t records_unwritten = 0;
+    std::uint64_t bytes_written = 0;
+  };
+  std::optional<Journal> journal;
   std::uint64_t ranks = 0;
   std::uint64_t sources = 0;
   std::uint64_t late_events = 0;

@@ -395,6 +395,15 @@ ParseResult<DaemonStatus> parse_status(std::string_view json) {
       s.clock_warnings.emplace_back(text(h, "host"), number(h, "clock_offset_seconds").value_or(0));
     }
   }
+  if (const Json* j = field(*doc, "journal"); j != nullptr && j->is_object()) {
+    DaemonStatus::Journal journal;
+    journal.writing = j->value("writing", false);
+    journal.error = text(*j, "error");
+    journal.records_written = uint64(*j, "records_written");
+    journal.records_unwritten = uint64(*j, "records_unwritten");
+    journal.bytes_written = uint64(*j, "bytes_written");
+    s.journal = journal;
+  }
   const Json& engine = object_or_empty(*doc, "engine");
   s.ranks = uint64(engine, "ranks");
   s.sources = uint64(engine, "sources");

@@ -101,6 +101,16 @@ std::string format_status(const std::string& url, const DaemonStatus& s, const J
     }
     out += row("clock warning", join(hosts, ", ") + " (job views correct for it)");
   }
+  if (s.journal) {
+    const auto& j = *s.journal;
+    std::string line =
+        (j.writing ? std::string("writing") : "NOT WRITING (retrying every second)") + " · " +
+        plural(j.records_written, "batch", "batches") + " written (" +
+        format_bytes(j.bytes_written) + ")";
+    if (j.records_unwritten > 0) line += " · " + format_count(j.records_unwritten) + " unwritten";
+    if (!j.writing && !j.error.empty()) line += " · " + sanitize(j.error);
+    out += row("journal", line);
+  }
   out += row("engine", plural(s.ranks, "rank", "ranks") + " · " +
                            plural(s.sources, "source", "sources") + " · " +
                            plural(s.evicted_ranks, "evicted rank", "evicted ranks") + " · " +

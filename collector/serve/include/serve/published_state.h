@@ -40,6 +40,16 @@ struct TreeStatus {
 };
 
 // Daemon-wide state for `GET /api/v1/status`, `/healthz` and the self metrics.
+// The journal as the API shows it (`journal` in /api/v1/status).
+struct JournalStatus {
+  bool enabled = false;
+  bool writing = false;  // false: writes fail now (see error); the daemon retries every second
+  std::string error;     // the last write error; "" when none since start
+  std::uint64_t records_written = 0;
+  std::uint64_t records_unwritten = 0;  // valid batches that did not reach the journal
+  std::uint64_t bytes_written = 0;
+};
+
 struct DaemonStatus {
   std::string version;
   double uptime_seconds = 0;
@@ -72,6 +82,7 @@ struct DaemonStatus {
   // Delivery counters of each alert sink (log, Alertmanager, webhook, exec).
   std::vector<SinkStats> alert_sinks;
   TreeStatus tree;
+  JournalStatus journal;
 };
 
 struct PublishedState {
