@@ -95,7 +95,7 @@ def test_the_slow_loader_holds_the_job_back(daemon):
                      "--fetch", "0.02")
     named = held_back(detail)
     assert named is not None, detail["summary"]
-    assert named["ranks"] == [{"rank": 3, "verdict": "data-starved"}], named
+    assert named["ranks"] == [{"rank": 3, "verdict": "data-starved", "cause": "unknown"}], named
     assert named["other_ranks"] == 3
     for rank in (0, 1, 2):
         w = rank_window(detail, rank)
@@ -128,6 +128,6 @@ def test_a_rank_slow_on_the_host_is_named_host_bound(daemon):
                      "--fetch", "0.02")
     named = held_back(detail)
     assert named is not None, detail["summary"]
-    assert named["ranks"] == [{"rank": 1, "verdict": "host-bound"}], named
+    assert named["ranks"] == [{"rank": 1, "verdict": "host-bound", "cause": None}], named
     for rank in (0, 2, 3):
         assert rank_window(detail, rank)["verdict"] == "waiting-for-peers", rank

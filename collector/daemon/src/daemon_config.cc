@@ -384,9 +384,9 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
   }
   if (!root.is_table()) return std::string(file_name) + ": not a TOML table";
   TomlFields top(root, "", file_name);
-  if (auto err = top.allow_only({"ingest", "http", "engine", "verdict", "straggler", "classes",
-                                 "journal", "log", "state", "alerts", "prometheus", "upstream",
-                                 "tree"});
+  if (auto err =
+          top.allow_only({"ingest", "http", "engine", "verdict", "straggler", "classes", "journal",
+                          "log", "state", "alerts", "prometheus", "upstream", "tree"});
       !err.empty()) {
     return err;
   }
@@ -402,9 +402,9 @@ std::string apply_toml(std::string_view toml_text, std::string_view file_name,
         Section{"log", apply_log}, Section{"state", apply_state}, Section{"alerts", apply_alerts},
         Section{"prometheus", apply_prometheus},
         Section{"upstream",
-                [](const toml::value& t, DaemonConfig& c) { return apply_upstream(t, c.tree); }},
+                [](const toml::value&t, DaemonConfig&c) { return apply_upstream(t, c.tree); }},
         Section{"tree",
-                [](const toml::value& t, DaemonConfig& c) { return apply_tree(t, c.tree); }}}) {
+                [](const toml::value&t, DaemonConfig&c) { return apply_tree(t, c.tree); }}}) {
     if (!top.has(name)) continue;
     const toml::value& section = root.as_table().at(name);
     if (!section.is_table()) return top.error(name, "must be a table");

@@ -46,8 +46,8 @@ void summarize_job(JobSnapshot& job, std::size_t window_count, std::size_t verdi
   }
   job.verdict =
       verdict_index < job.windows.size() ? job.windows[verdict_index].verdict : Verdict::kIdle;
-  job.cause = verdict_index < job.windows.size() ? job.windows[verdict_index].mean.cause
-                                                 : Cause::kNone;
+  job.cause =
+      verdict_index < job.windows.size() ? job.windows[verdict_index].mean.cause : Cause::kNone;
 }
 
 }  // namespace stallwatch::collector
