@@ -199,16 +199,16 @@ void write_step_histogram(Exposition& e, const Snapshot& snap, const std::vector
 // Each metric of the catalog for `windows` (the step quantiles also for the
 // step window); a metric with no window is left out.
 // Waiting for peers is no catalog metric (it is computed across ranks): its
-// own family, over the per-rank windows and the verdict window.
+// own family, over the per-rank windows only. By default the job's
+// stallwatch_job_straggler_* series say who holds it back, so a rank stays at
+// 20 series.
 void write_peer_wait(Exposition& e, const Snapshot* snap, const std::vector<RankRow>& rows,
                      const std::vector<std::string>& labels, const PrometheusConfig& config) {
   e.family("stallwatch_peer_wait_seconds", "gauge",
            "Time blocked in collectives before their latest arrival: waiting for the job's "
            "slower ranks (docs/api.md).");
   if (snap == nullptr) return;
-  std::vector<std::int64_t> wanted = config.per_rank_windows_ns;
-  wanted.push_back(snap->verdict_window_ns);
-  const auto windows = window_indices(*snap, wanted);
+  const auto windows = window_indices(*snap, config.per_rank_windows_ns);
   for (const RankRow& r : rows) {
     for (std::size_t w : windows) {
       if (w < r.rank->windows.size()) {

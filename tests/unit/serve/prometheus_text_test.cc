@@ -89,11 +89,11 @@ TEST_F(PrometheusText, RankCountersCarryTheFinalizedTotalsInSeconds) {
   EXPECT_TRUE(has_line(text_, "# TYPE stallwatch_samples_total counter"));
 }
 
-TEST_F(PrometheusText, TwentyOneSeriesPerRankByDefault) {
+TEST_F(PrometheusText, TwentySeriesPerRankByDefault) {
   // Rank 1 of demo-slow has no NVML samples: counters, info, verdict, peer wait, p50, p95.
-  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="1")"), 21u) << text_.substr(0, 6000);
+  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="1")"), 20u) << text_.substr(0, 6000);
   // Rank 0 adds its NVML samples (four of device 0, utilization of device 1).
-  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="0")"), 21u + 5u);
+  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="0")"), 20u + 5u);
   // No per-window gauge of today unless configured.
   EXPECT_FALSE(has_line(text_, "# TYPE stallwatch_data_stall_ratio gauge"));
   EXPECT_EQ(text_.find("stallwatch_rank_state"), std::string::npos);
@@ -194,8 +194,8 @@ TEST_F(PrometheusText, PerRankWindowsBringBackTheWindowGauges) {
   EXPECT_EQ(count_prefixed(text, "stallwatch_verdict{", R"(job_id="demo-slow",rank="0")"), 3u);
   EXPECT_EQ(count_prefixed(text, "stallwatch_step_seconds_p50{", R"(job_id="demo-slow",rank="0")"),
             3u);
-  // 21 default + 22 metrics x 2 windows + 2 verdicts + 2 peer waits.
-  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 21u + 44u + 2u + 2u);
+  // 20 default + 22 metrics x 2 windows + 2 verdicts + 2 peer waits.
+  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 20u + 44u + 2u + 2u);
 }
 
 TEST_F(PrometheusText, RankActivityIsOptIn) {
@@ -208,7 +208,7 @@ TEST_F(PrometheusText, RankActivityIsOptIn) {
       has_line(text, R"(stallwatch_batches_received_total{job_id="demo-slow",rank="1"} 10)"));
   EXPECT_TRUE(has_line(text, R"(stallwatch_rank_epoch{job_id="demo-slow",rank="1"} 2)"));
   EXPECT_TRUE(has_line(text, R"(stallwatch_rank_step{job_id="demo-slow",rank="1"} 121)"));
-  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 25u);
+  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 24u);
 }
 
 TEST_F(PrometheusText, StepHistogramWhenTheEngineKeepsOne) {
@@ -233,7 +233,7 @@ TEST_F(PrometheusText, StepHistogramWhenTheEngineKeepsOne) {
   EXPECT_TRUE(has_line(text, "stallwatch_step_duration_seconds_sum{" + rank + "} 397"));
   EXPECT_TRUE(has_line(text, "stallwatch_step_duration_seconds_count{" + rank + "} 1589"));
   // Buckets + 1 (+Inf) + sum + count.
-  EXPECT_EQ(count_with(text, rank), 21u + 6u);
+  EXPECT_EQ(count_with(text, rank), 20u + 6u);
 }
 
 TEST_F(PrometheusText, LossCountersAndSelfMetrics) {
