@@ -123,6 +123,7 @@ def test_the_package_holds_the_daemon_side_and_no_python(unpacked):
     manual = run(["man", "-l", "-Tutf8", os.path.join(unpacked,
                                                      "usr/share/man/man1/stallwatchd.1.gz")],
                  env=dict(os.environ, MANWIDTH="100")).stdout
+    manual = re.sub(".\b", "", manual)  # overstrike bold, as man writes it to a pipe
     assert "--config" in manual and "--ingest" in manual
 
 

@@ -1,128 +1,115 @@
 // SPDX-License-Identifier: MIT
 #include "daemon_flags.h"
 
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <string_view>
+
+#include "stallwatch/version.h"
 
 namespace stallwatch::collector {
 
-const char* daemon_usage() {
-  return "usage: stallwatchd [--config FILE] [--ingest ENDPOINT]... [--curve ENDPOINT]...\n"
-         "                   [--allow-list FILE] [--insecure-plaintext-remote] [--state-dir DIR]\n"
-         "                   [--upstream ENDPOINT] [--upstream-key KEY | --upstream-key-file "
-         "FILE]\n"
-         "                   [--node NAME] [--tree-listen ENDPOINT]... [--tree-plaintext "
-         "ENDPOINT]...\n"
-         "                   [--http HOST:PORT] [--journal DIR] [--log-level LEVEL]\n"
-         "                   [--help] [--version]\n"
-         "       stallwatchd keygen [--state-dir DIR]   print the collector's public key\n"
-         "       stallwatchd keygen --agent FILE        make an agent key pair (FILE, FILE.pub)\n"
-         "\n"
-         "  --config FILE      TOML configuration (see systemd/stallwatchd.toml)\n"
-         "  --ingest ENDPOINT  plaintext ZeroMQ endpoint for local agents; repeatable.\n"
-         "                     Default: tcp://127.0.0.1:5557 and the per-user ipc socket\n"
-         "  --curve ENDPOINT   CURVE-secured endpoint for agents on other hosts, e.g.\n"
-         "                     tcp://0.0.0.0:5558; repeatable\n"
-         "  --allow-list FILE  admit on CURVE endpoints only these agents' public keys\n"
-         "  --insecure-plaintext-remote\n"
-         "                     allow a plaintext --ingest endpoint other hosts can reach\n"
-         "  --state-dir DIR    where the collector's key pair lives (default\n"
-         "                     $STATE_DIRECTORY, else ~/.local/state/stallwatch)\n"
-         "  --upstream ENDPOINT\n"
-         "                     report this node's ranks to a head, e.g. tcp://head:5560\n"
-         "  --upstream-key KEY, --upstream-key-file FILE\n"
-         "                     the head's public key (CURVE; required off this host)\n"
-         "  --node NAME        this node's name at the head (default: the host name)\n"
-         "  --tree-listen ENDPOINT\n"
-         "                     take nodes' reports on this CURVE endpoint (be a head); repeatable\n"
-         "  --tree-plaintext ENDPOINT\n"
-         "                     take nodes' reports on this local plaintext endpoint; repeatable\n"
-         "  --http HOST:PORT   dashboard and API address (default 127.0.0.1:8787)\n"
-         "  --insecure-http-without-token\n"
-         "                     allow --http on an address other hosts can reach without a\n"
-         "                     token ([http] token_file)\n"
-         "  --journal DIR      keep received batches on disk, replayable later\n"
-         "  --log-level LEVEL  trace, debug, info, warn, error or off (default info)\n"
-         "  --help             print this text and exit\n"
-         "  --version          print the version and exit\n";
+namespace {
+
+constexpr const char* kFooter =
+    "Subcommands:\n"
+    "  stallwatchd keygen [--state-dir DIR]   print the collector's public key\n"
+    "  stallwatchd keygen --agent FILE        make an agent key pair (FILE, FILE.pub)\n"
+    "Precedence: defaults, then the --config file, then these flags.";
+
+// A value that must not be empty (CLI11 takes "--flag=" as an empty one).
+const auto kNotEmpty = [](const std::string& v) -> std::string {
+  return v.empty() ? "empty value" : "";
+};
+
+std::unique_ptr<CLI::App> daemon_app(DaemonFlags& f) {
+  auto app = std::make_unique<CLI::App>(
+      "stallwatch's collector: takes agents' events, keeps exact sliding-window metrics and "
+      "serves the dashboard, API, /metrics and alerts.",
+      "stallwatchd");
+  app->set_version_flag("--version", std::string("stallwatchd ") + kVersion,
+                        "print the version and exit");
+  app->add_option("-c,--config", f.config_path, "TOML configuration (see systemd/stallwatchd.toml)")
+      ->type_name("FILE")
+      ->check(kNotEmpty);
+  app->add_option("--ingest", f.ingest_endpoints,
+                  "plaintext ZeroMQ endpoint for local agents; repeatable. Default: "
+                  "tcp://127.0.0.1:5557 and the per-user ipc socket")
+      ->type_name("ENDPOINT")
+      ->check(kNotEmpty);
+  app->add_option("--curve", f.curve_endpoints,
+                  "CURVE-secured endpoint for agents on other hosts, e.g. tcp://0.0.0.0:5558; "
+                  "repeatable")
+      ->type_name("ENDPOINT")
+      ->check(kNotEmpty);
+  app->add_option("--allow-list", f.allow_list,
+                  "admit on CURVE endpoints only these agents' public keys")
+      ->type_name("FILE")
+      ->check(kNotEmpty);
+  app->add_flag("--insecure-plaintext-remote", f.insecure_plaintext_remote,
+                "allow a plaintext --ingest endpoint other hosts can reach");
+  app->add_option("--state-dir", f.state_dir,
+                  "where the collector's key pair lives (default $STATE_DIRECTORY, else "
+                  "~/.local/state/stallwatch)")
+      ->type_name("DIR")
+      ->check(kNotEmpty);
+  app->add_option("--upstream", f.upstream,
+                  "report this node's ranks to a head, e.g. tcp://head:5560")
+      ->type_name("ENDPOINT")
+      ->check(kNotEmpty);
+  auto* key = app->add_option("--upstream-key", f.upstream_key,
+                              "the head's public key (CURVE; required off this host)")
+                  ->type_name("KEY")
+                  ->check(kNotEmpty);
+  app->add_option("--upstream-key-file", f.upstream_key_file, "the head's public key, from a file")
+      ->type_name("FILE")
+      ->check(kNotEmpty)
+      ->excludes(key);
+  app->add_option("--node", f.node, "this node's name at the head (default: the host name)")
+      ->type_name("NAME")
+      ->check(kNotEmpty);
+  app->add_option("--tree-listen", f.tree_listen,
+                  "take nodes' reports on this CURVE endpoint (be a head); repeatable")
+      ->type_name("ENDPOINT")
+      ->check(kNotEmpty);
+  app->add_option("--tree-plaintext", f.tree_plaintext,
+                  "take nodes' reports on this local plaintext endpoint; repeatable")
+      ->type_name("ENDPOINT")
+      ->check(kNotEmpty);
+  app->add_option("--http", f.http, "dashboard and API address (default 127.0.0.1:8787)")
+      ->type_name("HOST:PORT")
+      ->check(kNotEmpty);
+  app->add_flag("--insecure-http-without-token", f.insecure_http_without_token,
+                "allow --http on an address other hosts can reach without a token ([http] "
+                "token_file)");
+  app->add_option("--journal", f.journal_dir, "keep received batches on disk, replayable later")
+      ->type_name("DIR")
+      ->check(kNotEmpty);
+  app->add_option("--log-level", f.log_level,
+                  "trace, debug, info, warn, error or off (default info)")
+      ->type_name("LEVEL")
+      ->check(kNotEmpty);
+  app->footer(kFooter);
+  return app;
+}
+
+}  // namespace
+
+std::string daemon_usage() {
+  DaemonFlags flags;
+  return daemon_app(flags)->help();
 }
 
 std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& flags) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string_view value;
-    bool has_inline_value = false;
-    if (arg.rfind("--", 0) == 0) {
-      if (auto eq = arg.find('='); eq != std::string_view::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        has_inline_value = true;
-      }
-    }
-    auto take_value = [&](std::string& out) -> std::string {
-      if (has_inline_value) {
-        out = std::string(value);
-      } else if (i + 1 < argc) {
-        out = argv[++i];
-      } else {
-        return std::string(arg) + ": missing value";
-      }
-      if (out.empty()) return std::string(arg) + ": empty value";
-      return {};
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      flags.help = true;
-    } else if (arg == "--version") {
-      flags.version = true;
-    } else if (arg == "--config" || arg == "-c") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.config_path = v;
-    } else if (arg == "--ingest") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.ingest_endpoints.push_back(v);
-    } else if (arg == "--curve") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.curve_endpoints.push_back(v);
-    } else if (arg == "--allow-list") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.allow_list = v;
-    } else if (arg == "--state-dir") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.state_dir = v;
-    } else if (arg == "--insecure-plaintext-remote") {
-      flags.insecure_plaintext_remote = true;
-    } else if (arg == "--insecure-http-without-token") {
-      flags.insecure_http_without_token = true;
-    } else if (arg == "--http") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.http = v;
-    } else if (arg == "--upstream") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.upstream = v;
-    } else if (arg == "--upstream-key") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.upstream_key = v;
-    } else if (arg == "--upstream-key-file") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.upstream_key_file = v;
-    } else if (arg == "--node") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.node = v;
-    } else if (arg == "--tree-listen") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.tree_listen.push_back(v);
-    } else if (arg == "--tree-plaintext") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.tree_plaintext.push_back(v);
-    } else if (arg == "--journal") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.journal_dir = v;
-    } else if (arg == "--log-level") {
-      if (auto err = take_value(v); !err.empty()) return err;
-      flags.log_level = v;
-    } else {
-      return "unknown argument '" + std::string(argv[i]) + "' (see --help)";
-    }
+  const auto app = daemon_app(flags);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    flags.help = true;
+  } catch (const CLI::CallForVersion&) {
+    flags.version = true;
+  } catch (const CLI::ParseError& e) {
+    return std::string(e.what()) + " (see --help)";
   }
   return {};
 }

@@ -38,12 +38,14 @@ struct DaemonFlags {
   bool version = false;
 };
 
-// Returns "" or a one-line error naming the flag.
+// Parsed by CLI11 like every command of the product. Returns "" or a
+// one-line error naming the flag; --help and --version set their fields.
 std::string parse_daemon_flags(int argc, const char* const* argv, DaemonFlags& flags);
 
 // Defaults + file + flags + validation. Returns "" or the error.
 std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config);
 
-const char* daemon_usage();
+// The --help text.
+std::string daemon_usage();
 
 }  // namespace stallwatch::collector

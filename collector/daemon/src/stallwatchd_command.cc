@@ -34,7 +34,7 @@ int stallwatchd_main(int argc, char** argv) {
     return 2;
   }
   if (flags.help) {
-    std::fputs(daemon_usage(), stdout);
+    std::fputs(daemon_usage().c_str(), stdout);
     return 0;
   }
   if (flags.version) {
