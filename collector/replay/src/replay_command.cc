@@ -3,11 +3,13 @@
 
 #include <stallwatch/protocol.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -26,17 +28,6 @@
 namespace stallwatch::collector {
 
 namespace {
-
-constexpr const char* kUsage =
-    "usage: stallwatch replay FILE... [--speed N|max] [--to ENDPOINT] [--job NAME]\n"
-    "                         [--timeout DURATION]\n"
-    "\n"
-    "  FILE            dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz,\n"
-    "                  or stallwatchd journal segments (DIR/*.swj: jobs and ranks kept)\n"
-    "  --speed N|max   N times real time (default 1), or as fast as the collector takes it\n"
-    "  --to ENDPOINT   collector ingest endpoint (default tcp://127.0.0.1:5557)\n"
-    "  --job NAME      job id shown in the dashboards (default: replay-<first file>)\n"
-    "  --timeout D     give up when the collector takes nothing for this long (default 10s)\n";
 
 constexpr std::size_t kEventsPerBatch = 1024;
 constexpr auto kHeartbeatEvery = std::chrono::milliseconds(250);
@@ -65,62 +56,48 @@ std::string default_job(const std::string& path) {
   return "replay-" + (stem.empty() ? std::string("trace") : stem);
 }
 
-std::string parse_args(std::span<const std::string_view> args, ReplayOptions& o, bool& help) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string_view arg = args[i];
-    std::optional<std::string_view> inline_value;
-    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
-      if (const auto eq = arg.find('='); eq != std::string_view::npos) {
-        inline_value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-      }
-    }
-    std::string_view v;
-    auto value = [&]() -> bool {
-      if (inline_value) {
-        v = *inline_value;
-        return true;
-      }
-      if (i + 1 >= args.size()) return false;
-      v = args[++i];
-      return true;
-    };
-    if (arg == "-h" || arg == "--help") {
-      help = true;
-    } else if (arg == "--speed") {
-      if (!value()) return "--speed needs a factor or 'max'";
-      if (v == "max") {
-        o.speed = 0;
-        continue;
-      }
-      if (!v.empty() && v.back() == 'x') v.remove_suffix(1);
-      double speed = 0;
-      const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), speed);
-      if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(speed) || speed <= 0) {
-        return "--speed: '" + std::string(v) + "' is not a positive factor or 'max'";
-      }
-      o.speed = speed;
-    } else if (arg == "--to") {
-      if (!value() || v.empty()) return "--to needs an endpoint (e.g. tcp://127.0.0.1:5557)";
-      o.endpoint = std::string(v);
-    } else if (arg == "--job") {
-      if (!value() || v.empty()) return "--job needs a name";
-      o.job = std::string(v);
-    } else if (arg == "--timeout") {
-      if (!value()) return "--timeout needs a duration";
-      const auto ns = parse_duration(v);
-      if (!ns) return "--timeout: " + duration_problem(v);
-      if (*ns <= 0) return "--timeout: must be more than 0";
-      o.timeout_ns = *ns;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return "unknown option " + std::string(arg);
-    } else {
-      o.files.emplace_back(arg);
-    }
-  }
-  if (!help && o.files.empty()) return "no trace files given";
-  if (o.job.empty() && !o.files.empty()) o.job = default_job(o.files.front());
-  return {};
+std::unique_ptr<CLI::App> replay_app(ReplayOptions& o) {
+  auto app = std::make_unique<CLI::App>(
+      "Send recorded traces or stallwatchd journals into a live stallwatchd.", "stallwatch replay");
+  app->add_option("FILE", o.files,
+                  "dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz, or "
+                  "stallwatchd journal segments (DIR/*.swj: jobs and ranks kept)")
+      ->required();
+  app->add_option_function<std::string>(
+         "--speed",
+         [&o](const std::string& v) {
+           o.speed = v == "max" ? 0.0 : std::stod(v.back() == 'x' ? v.substr(0, v.size() - 1) : v);
+         },
+         "N times real time (default 1), or max: as fast as the collector takes it")
+      ->type_name("N|max")
+      ->check([](const std::string& text) -> std::string {
+        if (text == "max") return "";
+        std::string_view v = text;
+        if (!v.empty() && v.back() == 'x') v.remove_suffix(1);
+        double speed = 0;
+        const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), speed);
+        if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(speed) ||
+            speed <= 0) {
+          return "'" + text + "' is not a positive factor or 'max'";
+        }
+        return "";
+      });
+  app->add_option("--to", o.endpoint, "collector ingest endpoint (default tcp://127.0.0.1:5557)")
+      ->type_name("ENDPOINT")
+      ->check([](const std::string& v) { return v.empty() ? "needs an endpoint" : ""; });
+  app->add_option("--job", o.job, "job id shown in the dashboards (default: replay-<first file>)")
+      ->type_name("NAME")
+      ->check([](const std::string& v) { return v.empty() ? "needs a name" : ""; });
+  app->add_option_function<std::string>(
+         "--timeout", [&o](const std::string& v) { o.timeout_ns = *parse_duration(v); },
+         "give up when the collector takes nothing for this long (default 10s)")
+      ->type_name("DURATION")
+      ->check([](const std::string& v) -> std::string {
+        const auto ns = parse_duration(v);
+        if (!ns) return duration_problem(v);
+        return *ns > 0 ? "" : "must be more than 0";
+      });
+  return app;
 }
 
 std::int64_t unix_now_ns() {
@@ -133,15 +110,19 @@ std::int64_t unix_now_ns() {
 
 int run_replay(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
   ReplayOptions options;
-  bool help = false;
-  if (auto problem = parse_args(args, options, help); !problem.empty()) {
-    err << "stallwatch replay: " << problem << "\n" << kUsage;
+  const auto app = replay_app(options);
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app->parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app->help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "stallwatch replay: " << e.what()
+        << "\nRun `stallwatch replay --help` for the options.\n";
     return 2;
   }
-  if (help) {
-    out << kUsage;
-    return 0;
-  }
+  if (options.job.empty()) options.job = default_job(options.files.front());
   const auto is_journal = [](const std::string& f) {
     return f.size() > 4 && f.compare(f.size() - 4, 4, ".swj") == 0;
   };
