@@ -49,7 +49,24 @@ def run_ranks(capture, **env):
                                             GLOO_SOCKET_IFNAME="lo", **env),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for rank in range(2)]
-    outs = [p.communicate(timeout=240) for p in procs]
+    outs = []
+    try:
+        for p in procs:
+            try:
+                outs.append(p.communicate(timeout=240))
+            except subprocess.TimeoutExpired:
+                # Say what every rank printed, and leave no rank behind spinning.
+                for q in procs:
+                    q.kill()
+                report = [q.communicate() for q in procs]
+                raise AssertionError(f"rank {procs.index(p)} did not finish in 240 s; "
+                                     f"ranks' exit codes {[q.returncode for q in procs]}, "
+                                     f"stderr: {[err[-3000:] for _, err in report]}") from None
+    finally:
+        for q in procs:
+            if q.poll() is None:
+                q.kill()
+                q.wait()
     for p, (_, err) in zip(procs, outs):
         assert p.returncode == 0, err
     if capture is not None:

@@ -5,6 +5,7 @@ then 3 DDP steps; rank 0 prints a checksum of the trained parameters.
     dist_calls.py RANK PORT
 """
 
+import datetime
 import sys
 
 import torch
@@ -13,7 +14,10 @@ from torch.nn.parallel import DistributedDataParallel
 
 rank, port = int(sys.argv[1]), int(sys.argv[2])
 torch.set_num_threads(1)
-dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+# A rank whose peer is gone fails its collective after 2 minutes instead of
+# the default 30.
+dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2,
+                        timeout=datetime.timedelta(seconds=120))
 dist.broadcast(torch.zeros(16), src=0)                      # 64 bytes
 work = dist.all_reduce(torch.ones(8), async_op=True)        # recorded at wait()
 work.wait()
