@@ -142,7 +142,7 @@ std::vector<std::uint8_t> header(const Snapshot& s, const std::string& node,
   return out;
 }
 
-// Patches the rank count written as a placeholder after the header.
+// Writes the frame's rank count into the 4 bytes reserved after the header.
 void finish(std::vector<std::uint8_t>& frame, std::size_t count_at, std::uint32_t count) {
   std::memcpy(frame.data() + count_at, &count, sizeof(count));
 }
