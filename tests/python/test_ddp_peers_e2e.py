@@ -23,6 +23,7 @@ fill.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -62,10 +63,20 @@ requires_gloo = pytest.mark.skipif(not torch_distributed(),
 def run_job(base: str, ingest: str, job: str, *args: str) -> dict:
     """Runs the example as `job` and returns the API's job detail once every rank finished."""
     env = child_env(None, STALLWATCH_COLLECTOR=ingest, GLOO_SOCKET_IFNAME="lo")
-    proc = subprocess.run([sys.executable, EXAMPLE, "--job", job, "--ranks", str(RANKS),
-                           "--steps", str(STEPS), *args],
-                          env=env, capture_output=True, text=True, timeout=240)
-    assert proc.returncode == 0, proc.stderr
+    # Its own session, so that a rank left hanging is killed with the launcher.
+    proc = subprocess.Popen([sys.executable, EXAMPLE, "--job", job, "--ranks", str(RANKS),
+                             "--steps", str(STEPS), *args],
+                            env=dict(env, PYTHONFAULTHANDLER="1"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGABRT)  # each rank prints its threads' stacks
+        time.sleep(5)
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        pytest.fail(f"job {job} did not end in 240 s:\n{err[-6000:]}")
+    assert proc.returncode == 0, err
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

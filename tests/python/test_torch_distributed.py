@@ -6,13 +6,16 @@ stallwatch.run``: each call becomes one ``comm`` region (bytes on the END of
 a synchronous call; an ``async_op=True`` call recorded when ``wait()``
 returns, on the waiting thread; ``all_gather_object`` once, not its inner
 ``all_gather``); DDP's gradient all-reduce is recorded per bucket, and the
-trained parameters are the same with and without the instrumentation.
+trained parameters are the same with and without the instrumentation, and a
+job whose process-group threads still hold bucket callbacks when it ends
+(starved of CPU) ends cleanly.
 """
 
 from __future__ import annotations
 
 import collections
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -42,11 +45,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run_ranks(capture, **env):
+def run_ranks(capture, *args, **env):
     port = free_port()
-    procs = [subprocess.Popen([sys.executable, "-m", "stallwatch.run", SCRIPT, str(rank), str(port)],
+    procs = [subprocess.Popen([sys.executable, "-m", "stallwatch.run", SCRIPT, str(rank), str(port),
+                               *args],
                               env=child_env(capture, STALLWATCH_JOB="dist", STALLWATCH_RANK=str(rank),
-                                            GLOO_SOCKET_IFNAME="lo", **env),
+                                            GLOO_SOCKET_IFNAME="lo", PYTHONFAULTHANDLER="1",
+                                            **env),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for rank in range(2)]
     outs = []
@@ -55,13 +60,20 @@ def run_ranks(capture, **env):
             try:
                 outs.append(p.communicate(timeout=240))
             except subprocess.TimeoutExpired:
-                # Say what every rank printed, and leave no rank behind spinning.
+                # Say where every rank waits (faulthandler prints each thread's
+                # stack on SIGABRT), and leave no rank behind spinning.
                 for q in procs:
-                    q.kill()
-                report = [q.communicate() for q in procs]
+                    q.send_signal(signal.SIGABRT)
+                report = []
+                for q in procs:
+                    try:
+                        report.append(q.communicate(timeout=10))
+                    except subprocess.TimeoutExpired:
+                        q.kill()
+                        report.append(q.communicate())
                 raise AssertionError(f"rank {procs.index(p)} did not finish in 240 s; "
                                      f"ranks' exit codes {[q.returncode for q in procs]}, "
-                                     f"stderr: {[err[-3000:] for _, err in report]}") from None
+                                     f"stderr: {[err[-6000:] for _, err in report]}") from None
     finally:
         for q in procs:
             if q.poll() is None:
@@ -106,3 +118,13 @@ def test_ddp_result_is_unchanged():
     plain = run_ranks(None, STALLWATCH_ENABLE="0")
     traced = _TRACED[0] if _TRACED else run_ranks(None)
     assert plain.split()[-1] == traced.split()[-1]
+
+
+def test_job_ends_while_the_process_group_still_holds_bucket_callbacks(capture):
+    # The process group's threads run only while the main thread waits, from
+    # the last backward pass on: before the fix, destroy_process_group or the
+    # interpreter's end met them still needing the GIL, and the rank hung in
+    # the process group's destructor or aborted at exit.
+    out = run_ranks(capture, "starve-threads")
+    plain = run_ranks(None, STALLWATCH_ENABLE="0")
+    assert out.split()[-1] == plain.split()[-1]

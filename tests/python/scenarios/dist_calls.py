@@ -2,17 +2,37 @@
 """One rank of a 2-rank gloo job making each kind of torch.distributed call once,
 then 3 DDP steps; rank 0 prints a checksum of the trained parameters.
 
-    dist_calls.py RANK PORT
+    dist_calls.py RANK PORT [starve-threads]
+
+starve-threads: before the last step's backward pass, every thread but the
+main one is put on the main thread's CPU with the idle scheduling policy, so it
+runs only while the main thread waits. The process group's threads then finish
+their work after the main thread has moved on, as on a heavily loaded machine:
+a job must still end even though they may need the GIL then.
 """
 
 import datetime
+import os
 import sys
+import threading
 
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 rank, port = int(sys.argv[1]), int(sys.argv[2])
+starve = sys.argv[3:] == ["starve-threads"]
+
+
+def starve_other_threads() -> None:
+    cpu = min(os.sched_getaffinity(0))
+    me = threading.get_native_id()
+    for tid in map(int, os.listdir("/proc/self/task")):
+        os.sched_setaffinity(tid, {cpu})
+        if tid != me:
+            os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+
+
 torch.set_num_threads(1)
 # A rank whose peer is gone fails its collective after 2 minutes instead of
 # the default 30.
@@ -36,6 +56,8 @@ for step in range(3):
     x = torch.full((4, 8), float(rank + step))
     loss = model(x).pow(2).mean()
     optimizer.zero_grad()
+    if starve and step == 2:
+        starve_other_threads()
     loss.backward()
     optimizer.step()
 if rank == 0:

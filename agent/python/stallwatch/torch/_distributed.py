@@ -18,6 +18,18 @@ as ``comm`` regions.
 - Calls made inside a recorded call (``all_gather_object`` calling
   ``all_gather``) are not recorded again.
 
+A Python hook puts Python objects where the process group's own threads let
+go of them, which needs the GIL: the hook's callback (released after the
+reduction has completed) and the bucket's tensor (freed with the reduction's
+work if that holds the last reference). A process group destroyed meanwhile
+(its destructor joins those threads and, in PyTorch before 2.8, keeps the GIL
+while it waits: the DDP model dying after ``destroy_process_group``) would
+hang the job, and one still busy at interpreter exit would abort it. So
+``destroy_process_group`` and the interpreter's end first wait, GIL released,
+until every callback has been let go (:class:`PendingCallbacks`), and the
+default hook keeps its latest works referenced from Python (:class:`KeptWork`)
+so that no process-group thread frees a bucket's tensor.
+
 The functions are replaced on the ``torch.distributed`` namespace (the way
 scripts call them); undone by ``uninstrument()``. Nothing here raises into the
 training script.
@@ -25,9 +37,13 @@ training script.
 
 from __future__ import annotations
 
+import atexit
 import functools
+import inspect
 import threading
-from typing import Any, Callable, Optional
+import time
+import weakref
+from typing import Any, Callable, List, Optional
 
 import torch
 
@@ -47,6 +63,11 @@ COLLECTIVES = (
 # Functions that always return work to wait for.
 _ALWAYS_ASYNC = frozenset(("isend", "irecv", "batch_isend_irecv"))
 _HOOKED = "_stallwatch_comm_hook"
+# The longest destroy_process_group or the interpreter's end waits for the
+# process group's threads to let bucket callbacks go, and the time they are
+# then given, GIL released, to drop their last works.
+DRAIN_TIMEOUT_S = 10.0
+SETTLE_S = 0.02
 
 
 class _Inside(threading.local):
@@ -138,9 +159,102 @@ def _wrap_collective(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     return traced
 
 
-def recording_hook(hook: Callable[..., Any]) -> Callable[..., Any]:
+class PendingCallbacks:
+    """Counts the bucket callbacks handed to torch futures that torch has not
+    yet let go of (the count drops when the callback object is freed, on
+    whichever thread frees it), and lets a thread wait until there are none.
+    Any thread may call it."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._count = 0
+
+    def track(self, callback: Callable[..., Any]) -> None:
+        with self._cond:
+            self._count += 1
+        weakref.finalize(callback, self._released)
+
+    def _released(self) -> None:
+        with self._cond:
+            self._count -= 1
+            if self._count == 0:
+                self._cond.notify_all()
+
+    def pending(self) -> int:
+        with self._cond:
+            return self._count
+
+    def drain(self, timeout_s: float = DRAIN_TIMEOUT_S) -> bool:
+        """Waits (GIL released) until no callback is pending; False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._count == 0, timeout_s)
+
+
+PENDING = PendingCallbacks()
+
+
+class KeptWork:
+    """The default hook's all-reduce works, referenced until a later bucket
+    finds them completed twice, so that the process group's thread never holds
+    a work's last reference (and frees its tensor) while a DDP model dies:
+    the latest round stays until the next one or the interpreter's end, with the
+    bucket tensors it refers to. Any thread may call it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._works: List[List[Any]] = []  # [work, seen completed]
+
+    def keep(self, work: Any) -> None:
+        with self._lock:
+            kept = []
+            for entry in self._works:
+                if not entry[1]:
+                    entry[1] = bool(entry[0].is_completed())
+                    kept.append(entry)
+            kept.append([work, False])
+            dropped, self._works = self._works, kept
+        del dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            dropped, self._works = self._works, []
+        del dropped
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._works)
+
+
+KEPT = KeptWork()
+
+
+def allreduce_hook(process_group: Any, bucket: Any) -> Any:
+    """torch's default DDP hook (``default_hooks.allreduce_hook``: divide by the
+    group's size, then sum) with the future of the all-reduce itself and no
+    callback of its own: the recording callback below is the only one."""
+    import torch.distributed as dist
+
+    group = process_group if process_group is not None else dist.group.WORLD
+    tensor = bucket.buffer() if hasattr(bucket, "buffer") else bucket.get_tensor()
+    tensor.div_(group.size())
+    all_reduce = getattr(dist.all_reduce, "__wrapped__", dist.all_reduce)
+    work = all_reduce(tensor, group=group, async_op=True)
+    KEPT.keep(work)
+    return work.get_future()
+
+
+# DDP checks a hook's annotations against its own types; this module's are
+# strings (postponed evaluation), so the hook shows none.
+setattr(allreduce_hook, "__signature__", inspect.Signature([
+    inspect.Parameter("process_group", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    inspect.Parameter("bucket", inspect.Parameter.POSITIONAL_OR_KEYWORD)]))
+
+
+def recording_hook(hook: Callable[..., Any], unwrap: bool = False) -> Callable[..., Any]:
     """A DDP communication hook that runs `hook` and records each bucket's
-    reduction as ``comm/all_reduce`` until its future completes."""
+    reduction as ``comm/all_reduce`` until its future completes. `unwrap`:
+    `hook`'s future holds a list of one tensor (the all-reduce's own), which the
+    result replaces by the tensor, as torch's default hook does."""
 
     @functools.wraps(hook)
     def traced(state: Any, bucket: Any) -> Any:
@@ -151,11 +265,33 @@ def recording_hook(hook: Callable[..., Any]) -> Callable[..., Any]:
 
         def done(f: Any) -> Any:
             _agent.complete(cat_id, name_id, start, _agent.now_ns() - start)
-            return f.value()
+            return f.value()[0] if unwrap else f.value()
 
+        PENDING.track(done)
         return fut.then(done)
 
     return traced
+
+
+def settle() -> None:
+    """Lets the process groups' threads finish with every bucket: waits for the
+    callbacks, then sleeps briefly (GIL released) for their last works."""
+    PENDING.drain()
+    time.sleep(SETTLE_S)
+
+
+def _at_exit() -> None:
+    settle()
+    KEPT.clear()
+
+
+def _drain_then(destroy: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(destroy)
+    def destroy_process_group(*args: Any, **kwargs: Any) -> Any:
+        settle()
+        return destroy(*args, **kwargs)
+
+    return destroy_process_group
 
 
 def _install_ddp(state: TorchState) -> None:
@@ -163,8 +299,6 @@ def _install_ddp(state: TorchState) -> None:
     ddp_cls = getattr(parallel, "DistributedDataParallel", None)
     if ddp_cls is None:
         return
-    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
-
     original_register = ddp_cls.register_comm_hook
     original_forward = ddp_cls.forward
 
@@ -178,7 +312,7 @@ def _install_ddp(state: TorchState) -> None:
         if not getattr(self, _HOOKED, False):
             setattr(self, _HOOKED, True)
             try:
-                original_register(self, None, recording_hook(default_hooks.allreduce_hook))
+                original_register(self, None, recording_hook(allreduce_hook, unwrap=True))
             except Exception:
                 pass
         return original_forward(self, *args, **kwargs)
@@ -196,4 +330,20 @@ def install_distributed(state: TorchState = STATE) -> None:
         if fn is None or getattr(fn, "_stallwatch_wrapped", False):
             continue
         state.patch(dist, name, _wrap_collective(fn, name), GROUP)
+    destroy = getattr(dist, "destroy_process_group", None)
+    if destroy is not None and not getattr(destroy, "_stallwatch_wrapped", False):
+        drained = _drain_then(destroy)
+        setattr(drained, "_stallwatch_wrapped", True)
+        state.patch(dist, "destroy_process_group", drained, GROUP)
     _install_ddp(state)
+    _register_exit_drain()
+
+
+_EXIT_DRAIN: List[bool] = []
+
+
+def _register_exit_drain() -> None:
+    # Registered after torch's own exit handlers, so it runs before them.
+    if not _EXIT_DRAIN:
+        _EXIT_DRAIN.append(True)
+        atexit.register(_at_exit)
