@@ -5,7 +5,8 @@
 // loaded, queried through its HTTP API: the counters' rates give the
 // daemon's own data stall over the same span, the job aggregates are what
 // the API shows, the shipped rules evaluate and fire, and every expression
-// of the shipped Grafana dashboard runs.
+// of the shipped Grafana dashboard runs. Two daemons of one job's nodes,
+// scraped by one Prometheus, answer one query for the job's worst rank.
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,9 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "daemon_process.h"
 #include "external_tools.h"
@@ -113,11 +116,12 @@ TEST(PrometheusScrape, PromtoolAcceptsLiveScrapesWithRanks) {
   }
 }
 
-// A real Prometheus on loopback scraping one daemon every second, with the
+// A real Prometheus on loopback scraping daemons every second, with the
 // shipped rules loaded.
 class RealPrometheus {
  public:
-  explicit RealPrometheus(int target_port)
+  explicit RealPrometheus(int target_port) : RealPrometheus(std::vector<int>{target_port}) {}
+  explicit RealPrometheus(const std::vector<int>& target_ports)
       : port_(free_tcp_port()),
         process_({{STALLWATCH_TEST_PROMETHEUS, "--config.file=" + dir_.path() + "/prometheus.yml",
                    "--storage.tsdb.path=" + dir_.path() + "/data",
@@ -134,8 +138,12 @@ class RealPrometheus {
                                                       "scrape_configs:\n"
                                                       "  - job_name: stallwatch\n"
                                                       "    static_configs:\n"
-                                                      "      - targets: ['127.0.0.1:"
-                                                   << target_port << "']\n";
+                                                      "      - targets: [";
+    for (std::size_t i = 0; i < target_ports.size(); ++i) {
+      std::ofstream(dir_.path() + "/prometheus.yml", std::ios::app)
+          << (i == 0 ? "" : ", ") << "'127.0.0.1:" << target_ports[i] << "'";
+    }
+    std::ofstream(dir_.path() + "/prometheus.yml", std::ios::app) << "]\n";
   }
 
   bool start() { return process_.start() && wait_http_ready(process_, port_, "/-/ready", 60s); }
@@ -336,6 +344,57 @@ TEST(PrometheusScrape, RatesOfTheCountersEqualTheDaemonsOwnStallAndJobAggregates
     }
   }
   EXPECT_GE(exprs, 15u);
+}
+
+// Two nodes of one job, each with its own daemon: a job_id and rank label on
+// every per-rank series make the job's worst rank one query over both
+// targets, with no relabelling.
+TEST(PrometheusScrape, OneQueryFindsAJobsWorstRankAcrossTwoDaemons) {
+  DaemonProcess node_a;
+  DaemonProcess node_b;
+  ASSERT_TRUE(node_a.start()) << node_a.log();
+  ASSERT_TRUE(node_b.start()) << node_b.log();
+  ScriptedRank r0(node_a.tcp_endpoint(), "two-nodes", 0, 0.1);
+  ScriptedRank r1(node_a.tcp_endpoint(), "two-nodes", 1, 0.2);
+  ScriptedRank r2(node_b.tcp_endpoint(), "two-nodes", 2, 0.6);
+  ScriptedRank r3(node_b.tcp_endpoint(), "two-nodes", 3, 0.1);
+  for (ScriptedRank* r : {&r0, &r1, &r2, &r3})
+    r->start();
+  RealPrometheus prometheus({node_a.http_port(), node_b.http_port()});
+  ASSERT_TRUE(prometheus.start()) << prometheus.output();
+
+  const std::string share = R"(rate(stallwatch_data_stall_seconds_total{job_id="two-nodes"}[10s]))"
+                            R"( / rate(stallwatch_wall_seconds_total{job_id="two-nodes"}[10s]))";
+  Json shares;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        shares = prometheus.query(share);
+        if (!shares.is_array() || shares.size() != 4) return false;
+        for (const Json& s : shares)
+          if (!std::isfinite(value_of(s["value"]))) return false;
+        return true;
+      },
+      60s, 250ms))
+      << prometheus.output();
+  std::set<std::string> instances;
+  for (const Json& s : shares)
+    instances.insert(s["metric"]["instance"].get<std::string>());
+  EXPECT_EQ(instances.size(), 2u) << shares.dump();
+
+  const Json worst = prometheus.query("topk(1, " + share + ")");
+  ASSERT_TRUE(worst.is_array() && worst.size() == 1) << worst.dump();
+  EXPECT_EQ(worst[0]["metric"]["rank"], "2") << worst.dump();
+  EXPECT_EQ(worst[0]["metric"]["instance"], "127.0.0.1:" + std::to_string(node_b.http_port()));
+  const Json job_max = prometheus.query("max by (job_id) (" + share + ")");
+  ASSERT_TRUE(job_max.is_array() && job_max.size() == 1) << job_max.dump();
+  std::cout << "worst rank of two-nodes across two daemons: rank 2 at "
+            << value_of(job_max[0]["value"]) << " of its time waiting for data\n";
+  EXPECT_GT(value_of(job_max[0]["value"]), 0.45);
+  EXPECT_LT(value_of(job_max[0]["value"]), 0.75);
+  const Json ranks = prometheus.query(
+      R"(sum by (job_id) (stallwatch_job_ranks{job_id="two-nodes",state="active"}))");
+  ASSERT_TRUE(ranks.is_array() && ranks.size() == 1) << ranks.dump();
+  EXPECT_EQ(value_of(ranks[0]["value"]), 4);
 }
 
 }  // namespace
