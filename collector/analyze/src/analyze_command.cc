@@ -13,7 +13,7 @@
 #include "analyze_report.h"
 #include "config/class_presets.h"
 #include "config/class_rules_toml.h"
-#include "config/duration.h"
+#include "config/duration_option.h"
 #include "dfanalyzer_summary.h"
 #include "engine_view.h"
 #include "hta_breakdown.h"
@@ -46,19 +46,6 @@ struct AnalyzeOptions {
   std::size_t threads = 0;  // 0: one per available CPU
 };
 
-// A duration option (config/duration.h) longer than 0, stored in `ns`.
-void add_duration(CLI::App& app, const std::string& name, std::int64_t& ns,
-                  const std::string& help) {
-  app.add_option_function<std::string>(
-         name, [&ns](const std::string& v) { ns = *parse_duration(v); }, help)
-      ->type_name("DURATION")
-      ->check([](const std::string& v) -> std::string {
-        const auto parsed = parse_duration(v);
-        if (!parsed) return duration_problem(v);
-        return *parsed > 0 ? "" : "must be more than 0";
-      });
-}
-
 std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
   auto app = std::make_unique<CLI::App>(
       "DFAnalyzer summary of dftracer traces and HTA breakdowns of PyTorch-profiler traces, "
@@ -68,8 +55,8 @@ std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
                   "dftracer .pfw/.pfw.gz or PyTorch-profiler (Kineto) .json/.json.gz")
       ->required();
   app->add_flag("--json", o.json, "one JSON document instead of tables");
-  add_duration(*app, "--granularity", o.granularity_ns,
-               "also print DFAnalyzer's per-time-bin approximation (e.g. 1s)");
+  add_duration_option(*app, "--granularity", o.granularity_ns,
+                      "also print DFAnalyzer's per-time-bin approximation (e.g. 1s)");
   app->add_option("--mapping", o.mapping, "event-class preset (default: default)")
       ->type_name("NAME")
       ->check([](const std::string& v) -> std::string {
@@ -77,9 +64,10 @@ std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
       });
   app->add_option("--classes", o.classes_file, "[classes] rules tried before the preset's (TOML)")
       ->type_name("FILE");
-  add_duration(*app, "--horizon", o.horizon_ns,
-               "how far back an event may start behind later ones before a rank is re-read to "
-               "stay exact (default 60s)");
+  add_duration_option(
+      *app, "--horizon", o.horizon_ns,
+      "how far back an event may start behind later ones before a rank is re-read to "
+      "stay exact (default 60s)");
   app->add_flag_callback(
       "--no-engine", [&o] { o.engine = false; },
       "skip stallwatch's own view (the DFAnalyzer/HTA parts only)");

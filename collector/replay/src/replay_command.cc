@@ -12,10 +12,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
-#include "config/duration.h"
+#include "config/duration_option.h"
 #include "engine/name_table.h"
 #include "ingest/batch_encoder.h"
 #include "journal_replay.h"
@@ -56,6 +57,19 @@ std::string default_job(const std::string& path) {
   return "replay-" + (stem.empty() ? std::string("trace") : stem);
 }
 
+// A --speed value: "max" (0), or a factor above 0, with an optional "x" ("2x").
+std::optional<double> parse_speed(std::string_view text) {
+  if (text == "max") return 0.0;
+  if (!text.empty() && text.back() == 'x') text.remove_suffix(1);
+  double speed = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), speed);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(speed) ||
+      speed <= 0) {
+    return std::nullopt;
+  }
+  return speed;
+}
+
 std::unique_ptr<CLI::App> replay_app(ReplayOptions& o) {
   auto app = std::make_unique<CLI::App>(
       "Send recorded traces or stallwatchd journals into a live stallwatchd.", "stallwatch replay");
@@ -64,23 +78,11 @@ std::unique_ptr<CLI::App> replay_app(ReplayOptions& o) {
                   "stallwatchd journal segments (DIR/*.swj: jobs and ranks kept)")
       ->required();
   app->add_option_function<std::string>(
-         "--speed",
-         [&o](const std::string& v) {
-           o.speed = v == "max" ? 0.0 : std::stod(v.back() == 'x' ? v.substr(0, v.size() - 1) : v);
-         },
+         "--speed", [&o](const std::string& v) { o.speed = *parse_speed(v); },
          "N times real time (default 1), or max: as fast as the collector takes it")
       ->type_name("N|max")
-      ->check([](const std::string& text) -> std::string {
-        if (text == "max") return "";
-        std::string_view v = text;
-        if (!v.empty() && v.back() == 'x') v.remove_suffix(1);
-        double speed = 0;
-        const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), speed);
-        if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(speed) ||
-            speed <= 0) {
-          return "'" + text + "' is not a positive factor or 'max'";
-        }
-        return "";
+      ->check([](const std::string& v) -> std::string {
+        return parse_speed(v) ? "" : "'" + v + "' is not a positive factor or 'max'";
       });
   app->add_option("--to", o.endpoint, "collector ingest endpoint (default tcp://127.0.0.1:5557)")
       ->type_name("ENDPOINT")
@@ -88,15 +90,8 @@ std::unique_ptr<CLI::App> replay_app(ReplayOptions& o) {
   app->add_option("--job", o.job, "job id shown in the dashboards (default: replay-<first file>)")
       ->type_name("NAME")
       ->check([](const std::string& v) { return v.empty() ? "needs a name" : ""; });
-  app->add_option_function<std::string>(
-         "--timeout", [&o](const std::string& v) { o.timeout_ns = *parse_duration(v); },
-         "give up when the collector takes nothing for this long (default 10s)")
-      ->type_name("DURATION")
-      ->check([](const std::string& v) -> std::string {
-        const auto ns = parse_duration(v);
-        if (!ns) return duration_problem(v);
-        return *ns > 0 ? "" : "must be more than 0";
-      });
+  add_duration_option(*app, "--timeout", o.timeout_ns,
+                      "give up when the collector takes nothing for this long (default 10s)");
   return app;
 }
 
