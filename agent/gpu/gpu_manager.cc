@@ -117,10 +117,11 @@ int GpuManager::start(const char* mode) noexcept {
     }
 
     description_ = shown_name(winner);
-    if (winner == GpuChoice::kCupti) description_ += " [" + CuptiSource::instance().status() + "]";
-    if (nvml_running_ && winner != GpuChoice::kNvml) description_ += " + nvml";
-    if (!reasons.empty()) description_ += " (" + reasons + ")";
-    if (first_failed) report_notice("GPU activity from %s", description_.c_str());
+    described_cupti_ = winner == GpuChoice::kCupti;
+    description_tail_.clear();
+    if (nvml_running_ && winner != GpuChoice::kNvml) description_tail_ += " + nvml";
+    if (!reasons.empty()) description_tail_ += " (" + reasons + ")";
+    if (first_failed) report_notice("GPU activity from %s", description_locked().c_str());
 
     const DeviceSource declared = wire_source(winner);
     if (declared != DeviceSource::kNone) {
@@ -135,6 +136,8 @@ int GpuManager::start(const char* mode) noexcept {
       if (nvml_running_) NvmlSource::instance().stop();
       cupti_running_ = nvml_running_ = false;
       description_ = "none";
+      described_cupti_ = false;
+      description_tail_.clear();
       agent->restore_device_source();
       device_source_.store(SW_DEVICE_SOURCE_NONE, std::memory_order_relaxed);
       return SW_ERR_INTERNAL;
@@ -194,22 +197,20 @@ void GpuManager::fill_stats(sw_gpu_stats& out) noexcept {
   out.nvml_errors = nvml.errors();
 }
 
+std::string GpuManager::description_locked() const {
+  if (!described_cupti_) return description_ + description_tail_;
+  // The CUPTI source's status changes while it runs (waiting for CUDA, armed).
+  const CuptiSource& cupti = CuptiSource::instance();
+  if (cupti.failed_late())
+    return "compute-proxy" + description_tail_ + " (cupti: " + cupti.status() + ")";
+  return description_ + " [" + cupti.status() + "]" + description_tail_;
+}
+
 std::size_t GpuManager::describe(char* buffer, std::size_t size) noexcept {
   std::lock_guard lock(mutex_);
   std::string text;
   try {
-    text = description_;
-    // The CUPTI source's part changes while it runs (waiting for CUDA, armed).
-    const std::size_t open = text.find("cupti [");
-    const std::size_t close = open == std::string::npos ? open : text.find(']', open);
-    if (open == 0 && close != std::string::npos) {
-      const CuptiSource& cupti = CuptiSource::instance();
-      if (cupti.failed_late()) {
-        text = "compute-proxy" + text.substr(close + 1) + " (cupti: " + cupti.status() + ")";
-      } else {
-        text.replace(open + 7, close - open - 7, cupti.status());
-      }
-    }
+    text = description_locked();
   } catch (...) {
     text.clear();
   }

@@ -45,6 +45,7 @@ class GpuManager {
   GpuManager() = default;
 
   int stop_locked() noexcept;
+  std::string description_locked() const;  // with mutex_ held
   void install_hooks() noexcept;
   bool start_pump() noexcept;
   void stop_pump() noexcept;
@@ -67,7 +68,11 @@ class GpuManager {
   bool late_failure_seen_ = false;  // pump thread only, while it runs
   pid_t owner_pid_ = 0;
   std::atomic<std::uint32_t> device_source_{SW_DEVICE_SOURCE_NONE};
+  // What describe() says: the winning source's name, then (CUPTI) its live
+  // status in brackets, then the tail (" + nvml", the reasons for falling back).
   std::string description_ = "none";
+  bool described_cupti_ = false;
+  std::string description_tail_;
   pthread_t pump_thread_{};
   bool pump_started_ = false;
   std::atomic<bool> pump_stop_{false};
