@@ -40,7 +40,11 @@ dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank
                         timeout=datetime.timedelta(seconds=120))
 dist.broadcast(torch.zeros(16), src=0)                      # 64 bytes
 work = dist.all_reduce(torch.ones(8), async_op=True)        # recorded at wait()
+assert isinstance(work, dist.Work), type(work)              # torch's own work
 work.wait()
+work.wait()                                                 # recorded once
+unwaited = dist.all_reduce(torch.ones(2), async_op=True)    # never waited: not recorded
+unwaited.get_future().wait()
 gathered = [None, None]
 dist.all_gather_object(gathered, {"rank": rank})            # not its inner all_gather
 if rank == 0:

@@ -6,14 +6,19 @@ as ``comm`` regions.
   (:data:`COLLECTIVES`) called synchronously becomes a region ``comm/<function>``
   on the calling thread, from the call to its return; its END carries the
   bytes of the tensors passed (inputs and outputs as the function takes them).
-- Called with ``async_op=True``, the returned work is wrapped: the region runs
-  from the call to the end of the first ``wait()``, recorded on the thread that
-  waits (work never waited for is not recorded).
+- Called with ``async_op=True``, the returned work is torch's own (so
+  ``isinstance`` checks and ``get_future()`` behave as without stallwatch):
+  its start is noted, and ``Work.wait`` is patched on the class, so the region
+  runs from the call to the end of the first ``wait()``, recorded on the
+  thread that waits. Work never waited for (only its future used, or dropped)
+  is not recorded; at most :data:`MAX_UNWAITED` starts are kept, the oldest
+  forgotten first. Without a ``Work`` class to patch (old releases), the work
+  is wrapped in a proxy instead (:class:`TimedWork`).
 - A ``DistributedDataParallel`` model without a communication hook of its own
-  gets, before its first forward, a hook that calls torch's default
-  all-reduce hook and records ``comm/all_reduce`` from the bucket being ready
-  to the reduction's completion (recorded where the future completes). Its
-  result is the default hook's, unchanged. A hook the script registers is
+  gets, before its first forward, a hook that does what torch's default
+  all-reduce hook does and records ``comm/all_reduce`` from the bucket being
+  ready to the reduction's completion (recorded where the future completes).
+  Its result is the default hook's, unchanged. A hook the script registers is
   wrapped the same way instead.
 - Calls made inside a recorded call (``all_gather_object`` calling
   ``all_gather``) are not recorded again.
@@ -38,12 +43,13 @@ training script.
 from __future__ import annotations
 
 import atexit
+import collections
 import functools
 import inspect
 import threading
 import time
 import weakref
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import torch
 
@@ -121,11 +127,63 @@ class TimedWork:
         return getattr(self._work, name)
 
 
-def _wrap_work(result: Any, cat_id: int, name_id: int, start_ns: int) -> Any:
+class StartedWork:
+    """Async work handed back unwrapped, by identity, with its region's ids and
+    start, until its first ``wait()`` returns (the patched ``Work.wait`` then
+    records the region). Keeps a reference to each work so that its identity
+    stays its own; at most `limit`, the oldest forgotten first. Any thread."""
+
+    def __init__(self, limit: int) -> None:
+        self._lock = threading.Lock()
+        self._started: "collections.OrderedDict[int, Tuple[Any, int, int, int]]" = (
+            collections.OrderedDict())
+        self._limit = limit
+
+    def add(self, work: Any, cat_id: int, name_id: int, start_ns: int) -> None:
+        with self._lock:
+            self._started[id(work)] = (work, cat_id, name_id, start_ns)
+            while len(self._started) > self._limit:
+                self._started.popitem(last=False)
+
+    def pop(self, work: Any) -> Optional[Tuple[int, int, int]]:
+        with self._lock:
+            entry = self._started.get(id(work))
+            if entry is None or entry[0] is not work:
+                return None
+            del self._started[id(work)]
+        return entry[1], entry[2], entry[3]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._started)
+
+
+MAX_UNWAITED = 4096
+STARTED = StartedWork(MAX_UNWAITED)
+_WORK_CLASS: List[Any] = []  # the Work class whose wait is patched, when it is
+
+
+def _recording_wait(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def wait(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(self, *args, **kwargs)
+        started = STARTED.pop(self)
+        if started is not None:
+            cat_id, name_id, start = started
+            _agent.complete(cat_id, name_id, start, _agent.now_ns() - start)
+        return result
+
+    return wait
+
+
+def _note_work(result: Any, cat_id: int, name_id: int, start_ns: int) -> Any:
     if result is None:
         return None
     if isinstance(result, list):
-        return [_wrap_work(w, cat_id, name_id, start_ns) for w in result]
+        return [_note_work(w, cat_id, name_id, start_ns) for w in result]
+    if _WORK_CLASS and isinstance(result, _WORK_CLASS[0]):
+        STARTED.add(result, cat_id, name_id, start_ns)
+        return result
     return TimedWork(result, cat_id, name_id, start_ns)
 
 
@@ -145,7 +203,7 @@ def _wrap_collective(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
                 result = fn(*args, **kwargs)
             finally:
                 _INSIDE.depth -= 1
-            return _wrap_work(result, cat_id, name_id, start)
+            return _note_work(result, cat_id, name_id, start)
         nbytes = _call_bytes(args, kwargs)
         token = _agent.begin(cat_id, name_id)
         _INSIDE.depth += 1
@@ -330,6 +388,13 @@ def install_distributed(state: TorchState = STATE) -> None:
         if fn is None or getattr(fn, "_stallwatch_wrapped", False):
             continue
         state.patch(dist, name, _wrap_collective(fn, name), GROUP)
+    work_cls = getattr(dist, "Work", None)
+    if isinstance(work_cls, type) and callable(getattr(work_cls, "wait", None)):
+        try:
+            state.patch(work_cls, "wait", _recording_wait(getattr(work_cls, "wait")), GROUP)
+            _WORK_CLASS[:] = [work_cls]
+        except (AttributeError, TypeError):
+            _WORK_CLASS.clear()
     destroy = getattr(dist, "destroy_process_group", None)
     if destroy is not None and not getattr(destroy, "_stallwatch_wrapped", False):
         drained = _drain_then(destroy)
