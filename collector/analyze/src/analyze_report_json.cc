@@ -146,7 +146,8 @@ json operators(const HtaOperatorAttribution& a) {
                    {"t1_gap_before", overhead(s.t1)},
                    {"t2_to_first_launch", overhead(s.t2)},
                    {"t3_after_last_launch", overhead(s.t3)},
-                   {"t5_between_launches", overhead(s.t5)}});
+                   {"t5_between_launches", overhead(s.t5)},
+                   {"device_start_delay", overhead(s.device_start_delay)}});
   }
   json launches = json::array();
   for (const HtaLaunchOverhead& l : a.launches)

@@ -140,8 +140,8 @@ void write_hta(const HtaBreakdown& h, std::ostream& out) {
   queues.print(out, "  ");
 
   out << "\n  top-level operators (µs; T1 gap before, T2 to first launch, T3 after last "
-         "launch, T5 between launches; means):\n";
-  TextTable ops({"rank", "operator", "calls", "host", "device", "T1", "T2", "T3", "T5"});
+         "launch, T5 between launches, start: to the first device activity; means):\n";
+  TextTable ops({"rank", "operator", "calls", "host", "device", "T1", "T2", "T3", "T5", "start"});
   constexpr std::size_t kShown = 10;
   std::size_t shown = 0;
   std::int64_t last_rank = -1;
@@ -152,7 +152,7 @@ void write_hta(const HtaBreakdown& h, std::ostream& out) {
     ops.row({std::to_string(s.rank), s.name.substr(0, 40), std::to_string(s.calls),
              std::to_string(s.host_runtime_us), std::to_string(s.device_runtime_us),
              fixed(s.t1.mean_us, 1), fixed(s.t2.mean_us, 1), fixed(s.t3.mean_us, 1),
-             fixed(s.t5.mean_us, 1)});
+             fixed(s.t5.mean_us, 1), fixed(s.device_start_delay.mean_us, 1)});
   }
   ops.print(out, "  ");
   out << "\n  launch calls (T4, µs):\n";

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "hta_launch_stats.h"
@@ -36,13 +37,20 @@ struct Samples {
   std::uint64_t calls = 0;
   std::int64_t host_ns = 0;
   std::int64_t device_ns = 0;
-  std::vector<double> t1, t2, t3, t5;
+  std::vector<double> t1, t2, t3, t5, start_delay;
 };
 
 void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
-  std::unordered_map<std::int64_t, std::int64_t> device_ns_of;  // by correlation
-  for (const HtaGpuRow& g : rank.gpu)
-    device_ns_of[g.correlation] += g.end - g.ts;
+  struct Device {
+    std::int64_t busy_ns = 0;
+    std::int64_t first_start = 0;
+  };
+  std::unordered_map<std::int64_t, Device> device_of;  // by correlation
+  for (const HtaGpuRow& g : rank.gpu) {
+    auto [it, added] = device_of.try_emplace(g.correlation, Device{0, g.ts});
+    it->second.busy_ns += g.end - g.ts;
+    if (!added) it->second.first_start = std::min(it->second.first_start, g.ts);
+  }
 
   std::map<std::int64_t, std::vector<const HtaOperatorRow*>> ops_by_thread;
   for (const HtaOperatorRow& op : rank.operators)
@@ -79,6 +87,7 @@ void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
       while (next_launch < launches.size() && launches[next_launch]->ts < op->ts)
         ++next_launch;
       const HtaRuntimeRow* last = nullptr;
+      std::optional<std::int64_t> first_device_start;
       for (; next_launch < launches.size() && launches[next_launch]->ts < end; ++next_launch) {
         const HtaRuntimeRow* launch = launches[next_launch];
         if (s != nullptr) {
@@ -87,12 +96,18 @@ void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
           } else {
             s->t5.push_back(micros(launch->ts - (last->ts + last->dur)));
           }
-          auto it = device_ns_of.find(launch->correlation);
-          if (it != device_ns_of.end()) s->device_ns += it->second;
+          auto it = device_of.find(launch->correlation);
+          if (it != device_of.end()) {
+            s->device_ns += it->second.busy_ns;
+            first_device_start = std::min(first_device_start.value_or(it->second.first_start),
+                                          it->second.first_start);
+          }
         }
         last = launch;
       }
       if (s != nullptr && last != nullptr) s->t3.push_back(micros(end - (last->ts + last->dur)));
+      if (s != nullptr && first_device_start)
+        s->start_delay.push_back(micros(*first_device_start - op->ts));
       previous = op;
     }
   }
@@ -109,6 +124,7 @@ void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
     row.t2 = overhead_of(std::move(s.t2));
     row.t3 = overhead_of(std::move(s.t3));
     row.t5 = overhead_of(std::move(s.t5));
+    row.device_start_delay = overhead_of(std::move(s.start_delay));
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {

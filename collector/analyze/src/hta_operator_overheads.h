@@ -25,8 +25,11 @@ struct HtaOverhead {
 //       thread to this call's start;
 //  T2 — from the call's start to the start of its first launch;
 //  T3 — from the end of its last launch to the call's end;
-//  T5 — between the end of one launch and the start of the next inside it.
-// A call without launches has no T2, T3 or T5.
+//  T5 — between the end of one launch and the start of the next inside it;
+// and its device start delay: from the call's start to the start of the first
+// device activity (kernel, memcpy, memset) it launched.
+// A call without launches has no T2, T3 or T5; one whose launches reached no
+// device activity in the trace has no start delay.
 struct HtaOperatorStats {
   std::int64_t rank = 0;
   std::string name;
@@ -37,6 +40,7 @@ struct HtaOperatorStats {
   HtaOverhead t2;
   HtaOverhead t3;
   HtaOverhead t5;
+  HtaOverhead device_start_delay;
 };
 
 // T4: the launch calls themselves (their durations), per launch name.

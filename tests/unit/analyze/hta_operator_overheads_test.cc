@@ -46,6 +46,9 @@ TEST(HtaOperatorAttribution, SplitsHostTimeIntoTheStudysOverheads) {
   ASSERT_EQ(linear.t5.count, 2u);           // 30 - 14 and 70 - 35
   EXPECT_DOUBLE_EQ(linear.t5.mean_us, 25.5);
   EXPECT_DOUBLE_EQ(linear.t5.p95_us, 16 + 0.95 * 19);
+  // Its first device activity, gemm, started 20 µs after the call.
+  ASSERT_EQ(linear.device_start_delay.count, 1u);
+  EXPECT_DOUBLE_EQ(linear.device_start_delay.mean_us, 20);
 
   const HtaOperatorStats& relu = a.operators[1];
   EXPECT_EQ(relu.name, "aten::relu");
@@ -55,6 +58,7 @@ TEST(HtaOperatorAttribution, SplitsHostTimeIntoTheStudysOverheads) {
   EXPECT_DOUBLE_EQ(relu.t2.mean_us, 10);
   EXPECT_DOUBLE_EQ(relu.t3.mean_us, 28);
   EXPECT_EQ(relu.t5.count, 0u);
+  EXPECT_DOUBLE_EQ(relu.device_start_delay.p50_us, 20);  // relu kernel at 180
 
   // T4 per launch name.
   ASSERT_EQ(a.launches.size(), 2u);
