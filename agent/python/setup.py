@@ -28,6 +28,7 @@ from build_support import bundle_libs, native_build  # noqa: E402
 
 PTH_FILE = "stallwatch-dftracer-alias.pth"
 AGENT_SONAME = "libstallwatch.so.0"
+POSIX_LIBRARY = "libstallwatch_posix.so"
 
 
 class BuildPy(build_py):
@@ -39,8 +40,8 @@ class BuildPy(build_py):
 
 
 class BuildNative(build_ext):
-    """Copies the CMake-built extension and agent into the package, stripped, and
-    bundles the libraries they need (stallwatch.libs/)."""
+    """Copies the CMake-built extension, agent and POSIX capture into the package,
+    stripped, and bundles the libraries they need (stallwatch.libs/)."""
 
     def build_extension(self, ext: Extension) -> None:
         natives = native_build.locate(HERE)
@@ -48,17 +49,20 @@ class BuildNative(build_ext):
         package_dir = extension.parent
         package_dir.mkdir(parents=True, exist_ok=True)
         agent = package_dir / AGENT_SONAME
+        posix = package_dir / POSIX_LIBRARY
         libs_dir = package_dir.parent / bundle_libs.LIBS_DIR_NAME
         shutil.rmtree(libs_dir, ignore_errors=True)
-        for source, target in ((natives.extension, extension), (natives.agent, agent)):
+        for source, target in ((natives.extension, extension), (natives.agent, agent),
+                               (natives.posix, posix)):
             shutil.copyfile(source, target)
             target.chmod(0o755)
             subprocess.run(["strip", "--strip-unneeded", str(target)], check=True)
-        bundle_libs.bundle([extension, agent], libs_dir)
-        outside = bundle_libs.check_closure(extension, package_dir.parent)
-        if outside:
-            raise bundle_libs.BundleError("the extension still loads libraries from outside the "
-                                          "wheel: " + ", ".join(outside))
+        bundle_libs.bundle([extension, agent, posix], libs_dir)
+        for native in (extension, posix):
+            outside = bundle_libs.check_closure(native, package_dir.parent)
+            if outside:
+                raise bundle_libs.BundleError(f"{native.name} still loads libraries from outside "
+                                              "the wheel: " + ", ".join(outside))
 
 
 setup(

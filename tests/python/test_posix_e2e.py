@@ -4,11 +4,15 @@
 unoverlapped_io_seconds (DFAnalyzer's fields) from the captured POSIX calls.
 storage_loader.py's workers wait in ``read``: most of their loading time is I/O,
 so the data stall's cause is storage; decode_loader.py's read page-cached files:
-almost none of it is, so the cause is preprocessing."""
+almost none of it is, so the cause is preprocessing. The bytes the rank's read
+and write calls moved (read_bytes_per_second x wall_seconds over the total
+window) are exactly the bytes the loaders read and wrote: read calls are
+counted, not pages, so readahead plays no part."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -38,6 +42,7 @@ def run_loader(daemon, script: str, job: str, tmp_path, *extra: str):
         env=child_env(None, STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=job),
         capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr
+    item_bytes = int(re.search(r"(\d+) bytes per sample", proc.stdout).group(1))
     deadline = time.monotonic() + 20
     metrics = {}
     while time.monotonic() < deadline:
@@ -48,27 +53,52 @@ def run_loader(daemon, script: str, job: str, tmp_path, *extra: str):
             metrics = {}
         if metrics.get("io_seconds"):
             time.sleep(3)  # let the last batches land
-            metrics = get_json(f"{base}/api/v1/jobs/{job}")["summary"]["total"]["mean"]
+            detail = get_json(f"{base}/api/v1/jobs/{job}")
+            metrics = detail["summary"]["total"]["mean"]
             break
         time.sleep(0.5)
-    return metrics
+    return metrics, item_bytes
+
+
+# Bytes the Python/PyTorch runtime writes to traced files besides the loader's own.
+RUNTIME_WRITES = 64
+
+
+def moved_bytes(m):
+    """(read, written) bytes over the window `m`, from its rates."""
+    return (round(m["read_bytes_per_second"] * m["wall_seconds"]),
+            round(m["write_bytes_per_second"] * m["wall_seconds"]))
 
 
 def test_storage_loader_io_is_live(daemon, tmp_path):
     # 48 samples, 40 ms each in read, 2 workers: about 0.96 s of reading per worker.
-    m = run_loader(daemon, "storage_loader.py", "posix-storage", tmp_path, "--item-ms", "40")
+    m, item_bytes = run_loader(daemon, "storage_loader.py", "posix-storage", tmp_path,
+                               "--item-ms", "40")
     assert m.get("io_seconds", 0) >= 0.8, m
     assert 0 < m["unoverlapped_io_seconds"] <= m["io_seconds"], m
     assert m["verdict"] == "data-starved", m
     assert m["io_captured"] is True, m
     assert m["loader_io_ratio"] >= 0.5, m
     assert m["cause"] == "storage", m
+    # The workers read each of the 48 samples from its pipe once. The loader itself writes
+    # nothing (the storage server is not part of the job); the runtime beside it writes a few
+    # bytes to a data-path file of its own (4 in these runs, not identified yet).
+    read, written = moved_bytes(m)
+    assert read == 48 * item_bytes, m
+    assert 0 <= written <= RUNTIME_WRITES, m
+    assert m["read_ops_per_second"] * m["wall_seconds"] >= 48, m
 
 
 def test_decode_loader_io_is_small(daemon, tmp_path):
-    m = run_loader(daemon, "decode_loader.py", "posix-decode", tmp_path, "--passes", "30")
+    m, item_bytes = run_loader(daemon, "decode_loader.py", "posix-decode", tmp_path,
+                               "--passes", "30")
     assert 0 < m.get("io_seconds", 0) < 0.2, m
     assert m["verdict"] == "data-starved", m
     assert m["io_captured"] is True, m
     assert m["loader_io_ratio"] < 0.5, m
     assert m["cause"] == "preprocessing", m
+    # The training process writes the 48 sample files and reads each once to warm the page
+    # cache; the workers read each once more.
+    read, written = moved_bytes(m)
+    assert read == 2 * 48 * item_bytes, m
+    assert 48 * item_bytes <= written <= 48 * item_bytes + RUNTIME_WRITES, m

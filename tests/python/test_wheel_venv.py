@@ -10,7 +10,10 @@ venv's own pip (offline), then:
 * ``python -m stallwatch.run`` runs a loop written with the ``ai`` API (no
   PyTorch), and the daemon's HTTP API shows its steps, fetch and compute time;
 * the same with a PyTorch training loop on the fake PyTorch 2.x
-  (fake_torch/), so stallwatch.torch's 2.x branches run on this version too.
+  (fake_torch/), so stallwatch.torch's 2.x branches run on this version too;
+* ``python -m stallwatch.run --posix`` preloads the wheel's own
+  libstallwatch_posix.so (which loads nothing from outside the venv but
+  glibc), and the daemon shows the captured reads of a data file as I/O time.
 """
 
 from __future__ import annotations
@@ -126,3 +129,29 @@ def test_pytorch_2_loop_on_the_fake_pytorch_counts_optimizer_steps(venv, daemon)
     # The last step and epoch marks: one step per optimizer step (global hooks).
     assert (rank["step"], rank["epoch"]) == (epochs * batches, epochs - 1), rank
     assert total["compute_seconds"] > 0 and total["fetch_seconds"] > 0, total
+
+
+def test_posix_capture_runs_from_the_wheel(venv, daemon, tmp_path):
+    library = os.path.join(wheel_env.site_packages(venv), "stallwatch", "libstallwatch_posix.so")
+    assert os.path.isfile(library)
+    assert wheel_env.ldd_outside(library, venv) == []
+    base, ingest = daemon
+    job = f"wheel-posix-{VERSION}"
+    data = tmp_path / "data.bin"
+    data.write_bytes(os.urandom(1 << 20))
+    steps = 10
+    proc = run_in(venv, ["-m", "stallwatch.run", "--posix",
+                         os.path.join(SCENARIOS, "wheel_posix_loop.py"), str(data), str(steps)],
+                  STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=job)
+    assert proc.returncode == 0, proc.stderr
+    assert "not found" not in proc.stderr, proc.stderr
+    out = json.loads(proc.stdout.splitlines()[-1])
+    assert out["bytes_read"] == steps << 20
+    assert out["stats"]["events_dropped"] == 0, out
+    rank = finished_rank(base, job)
+    total = rank["windows"]["total"]
+    shown = {k: total.get(k) for k in ("io_captured", "io_seconds", "loader_io_seconds",
+                                       "app_io_seconds")}
+    assert total["io_captured"] is True, shown
+    assert total["io_seconds"] > 0, shown
+    assert 0 < total["loader_io_seconds"] <= total["app_io_seconds"], shown

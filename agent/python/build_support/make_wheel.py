@@ -2,7 +2,7 @@
 """Builds the stallwatch wheel from a CMake build's native files (target ``stallwatch_wheel``).
 
     python3 make_wheel.py --extension _native.abi3.so --agent libstallwatch.so.0 \\
-        --stage DIR --out-dir DIST --expect stallwatch-0.1.0-cp38-abi3-linux_x86_64.whl
+        --posix libstallwatch_posix.so --stage DIR --out-dir DIST --expect stallwatch-0.1.0-cp38-abi3-linux_x86_64.whl
 
 The package sources are copied to a staging folder first, so that setuptools'
 build and egg-info folders stay out of the source tree, then ``pip wheel``
@@ -42,6 +42,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extension", required=True, type=Path)
     parser.add_argument("--agent", required=True, type=Path)
+    parser.add_argument("--posix", required=True, type=Path)
     parser.add_argument("--stage", required=True, type=Path)
     parser.add_argument("--out-dir", required=True, type=Path)
     parser.add_argument("--expect", required=True, help="file name the wheel must have")
@@ -53,7 +54,8 @@ def main() -> int:
     if expected.exists():
         expected.unlink()
     env = dict(os.environ, STALLWATCH_PREBUILT_EXTENSION=str(args.extension.resolve()),
-               STALLWATCH_PREBUILT_AGENT=str(args.agent.resolve()), PIP_NO_INPUT="1")
+               STALLWATCH_PREBUILT_AGENT=str(args.agent.resolve()),
+               STALLWATCH_PREBUILT_POSIX=str(args.posix.resolve()), PIP_NO_INPUT="1")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
                     "--no-index", "--disable-pip-version-check", "--quiet",
                     "--wheel-dir", str(args.out_dir), str(args.stage)], check=True, env=env)

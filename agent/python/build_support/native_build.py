@@ -1,18 +1,21 @@
 # SPDX-License-Identifier: MIT
-"""Where the wheel's two native files come from.
+"""Where the wheel's three native files come from.
 
 * ``stallwatch/_native.abi3.so``: the extension (agent/python/src), built against
   CPython's stable ABI as of 3.8;
 * ``stallwatch/libstallwatch.so.0``: the agent, linked with a static C++ runtime
   (CMake target ``stallwatch_agent_portable``), so that it never shares
-  libstdc++ with whatever else the training process loads.
+  libstdc++ with whatever else the training process loads;
+* ``stallwatch/libstallwatch_posix.so``: the POSIX capture that
+  ``python -m stallwatch.run --posix`` preloads (CMake target
+  ``stallwatch_posix_portable``), linked the same way against that agent.
 
-Both are built by the project's CMake build. When the environment names them
-(``STALLWATCH_PREBUILT_EXTENSION`` and ``STALLWATCH_PREBUILT_AGENT``, as the
-``stallwatch_wheel`` target does) they are taken as they are; otherwise the
-repository this package sits in is configured (Release, no tests) in
-``STALLWATCH_WHEEL_BUILD_DIR`` (default ``<repo>/build/wheel``) and just those two
-targets are built.
+All are built by the project's CMake build. When the environment names them
+(``STALLWATCH_PREBUILT_EXTENSION``, ``STALLWATCH_PREBUILT_AGENT`` and
+``STALLWATCH_PREBUILT_POSIX``, as the ``stallwatch_wheel`` target does) they are
+taken as they are; otherwise the repository this package sits in is configured
+(Release, no tests) in ``STALLWATCH_WHEEL_BUILD_DIR`` (default
+``<repo>/build/wheel``) and just those targets are built.
 """
 
 from __future__ import annotations
@@ -24,12 +27,13 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 MANIFEST = "python-wheel-natives.txt"
-TARGETS = ("stallwatch_python_native", "stallwatch_agent_portable")
+TARGETS = ("stallwatch_python_native", "stallwatch_agent_portable", "stallwatch_posix_portable")
 
 
 class Natives(NamedTuple):
     extension: Path
     agent: Path
+    posix: Path
 
 
 class NativeBuildError(RuntimeError):
@@ -39,9 +43,10 @@ class NativeBuildError(RuntimeError):
 def _from_environment() -> Optional[Natives]:
     extension = os.environ.get("STALLWATCH_PREBUILT_EXTENSION", "")
     agent = os.environ.get("STALLWATCH_PREBUILT_AGENT", "")
-    if not extension and not agent:
+    posix = os.environ.get("STALLWATCH_PREBUILT_POSIX", "")
+    if not extension and not agent and not posix:
         return None
-    natives = Natives(Path(extension), Path(agent))
+    natives = Natives(Path(extension), Path(agent), Path(posix))
     for path in natives:
         if not path.is_file():
             raise NativeBuildError(f"prebuilt native file {str(path)!r} does not exist")
@@ -53,7 +58,8 @@ def _build_with_cmake(package_dir: Path) -> Natives:
     if not (source / "CMakeLists.txt").is_file() or not (source / "agent").is_dir():
         raise NativeBuildError(
             f"{package_dir} is not inside a stallwatch checkout and no prebuilt native files "
-            "were given (STALLWATCH_PREBUILT_EXTENSION, STALLWATCH_PREBUILT_AGENT)")
+            "were given (STALLWATCH_PREBUILT_EXTENSION, STALLWATCH_PREBUILT_AGENT, "
+            "STALLWATCH_PREBUILT_POSIX)")
     build = Path(os.environ.get("STALLWATCH_WHEEL_BUILD_DIR", source / "build" / "wheel"))
     configure = ["cmake", "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                  "-DSTALLWATCH_DEVELOPER_MODE=OFF", "-DSTALLWATCH_BUILD_PYTHON=ON"]
@@ -65,7 +71,7 @@ def _build_with_cmake(package_dir: Path) -> Natives:
     except (OSError, subprocess.CalledProcessError) as exc:
         raise NativeBuildError(f"building the native agent with CMake failed: {exc}") from exc
     lines = (build / MANIFEST).read_text().split()
-    return Natives(Path(lines[0]), Path(lines[1]))
+    return Natives(Path(lines[0]), Path(lines[1]), Path(lines[2]))
 
 
 def locate(package_dir: Path) -> Natives:

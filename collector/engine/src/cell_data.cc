@@ -41,6 +41,7 @@ void Sums::add(const CellData& c) {
   durations += c.durations;
   duration_sum_ns += c.duration_sum_ns;
   samples += c.samples;
+  io.add(c.io);
 }
 
 void Sums::sub(const CellData& c) {
@@ -50,6 +51,7 @@ void Sums::sub(const CellData& c) {
   durations -= c.durations;
   duration_sum_ns -= c.duration_sum_ns;
   samples -= c.samples;
+  io.sub(c.io);
 }
 
 void Sums::add(const Sums& s) {
@@ -59,6 +61,7 @@ void Sums::add(const Sums& s) {
   durations += s.durations;
   duration_sum_ns += s.duration_sum_ns;
   samples += s.samples;
+  io.add(s.io);
 }
 
 void fold(const MaskHistogram& h, std::array<std::int64_t, kQuantityCount>& out) {

@@ -48,6 +48,7 @@ struct Engine::Impl {
     special.batch_size = names.intern(config.batch_size_counter);
     for (std::size_t k = 0; k < kGpuCounterCount; ++k)
       special.gpu_counters[k] = names.intern(agent_counter_name(static_cast<GpuCounter>(k)));
+    special.io_calls = detail::IoCallNames::intern(names);
     windows_ns = config.windows_ns;
     windows_ns.push_back(0);
     const auto it =

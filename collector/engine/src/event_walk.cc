@@ -136,7 +136,8 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
           const OpenRegion prior = *found;
           src.open.remove(found);
           if (prior.orphan_end) {
-            close_region(r, prior.end_ns, prior.end_on_time, prior.loop_end, src_index, bounds);
+            close_region(r, prior.end_ns, prior.end_value, prior.end_on_time, prior.loop_end,
+                         src_index, bounds);
             break;
           }
           ++unpaired;  // a Begin that never saw its End, reused key
@@ -155,7 +156,8 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         if (found != nullptr && !found->orphan_end) {
           const OpenRegion r = *found;
           src.open.remove(found);
-          close_region(r, ts, !is_late, ev.value == wire::kEndLoopExhausted, src_index, bounds);
+          close_region(r, ts, int_value(ev), !is_late, ev.value == wire::kEndLoopExhausted,
+                       src_index, bounds);
         } else if (found != nullptr || src.open.size() >= max_open) {
           ++unpaired;
         } else {
@@ -163,6 +165,7 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
           orphan.key = key;
           orphan.end_ns = ts;
           orphan.end_eff_ns = std::max(ts, lower);
+          orphan.end_value = int_value(ev);
           orphan.tid = ev.tid;
           orphan.orphan_end = true;
           orphan.end_on_time = !is_late;
@@ -205,12 +208,19 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
 // Closes a region at `end_ns`; only its part from the lower bound on counts
 // (an End before the horizon closes the region at the horizon). The end of a
 // main-thread fetch is a step when the End was on time, unless the wait
-// ended its loop (no item came).
-void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time,
-                             bool loop_end, std::uint16_t src_index, WalkBounds bounds) {
+// ended its loop (no item came); a read or write call adds the bytes its End
+// carries (`end_value`) when the End was on time.
+void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, std::int64_t end_value,
+                             bool end_on_time, bool loop_end, std::uint16_t src_index,
+                             WalkBounds bounds) {
   add_interval(coverage_, std::max(r.begin_eff_ns, bounds.lower_ns()), end_ns, r.mask);
   closed_.push_back(TimelineEntry{r.begin_ns, std::max(end_ns, r.begin_ns), r.cat, r.name, r.tid,
                                   src_index, r.mask, loop_end});
+  if (const IoDirection d = io_calls_.direction(r.cat, r.name); d != IoDirection::kNone) {
+    if (end_on_time && end_ns >= bounds.start_ns && end_ns >= bounds.horizon_ns) {
+      io_.add(end_ns, d, end_value);
+    }
+  }
   if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time || loop_end) return;
   if (end_ns < bounds.start_ns || end_ns < bounds.horizon_ns) return;
   progress_.add_fetch_end(end_ns);

@@ -12,6 +12,7 @@
 #include "engine/batch_preparer.h"
 #include "engine/decoded_batch.h"
 #include "engine/timeline_store.h"
+#include "io_volume_tracker.h"
 #include "open_regions.h"
 #include "rank_sources.h"
 #include "training_progress.h"
@@ -39,7 +40,10 @@ struct WalkBounds {
 //     as unpaired;
 //   - marks go to the timeline and to the rank's TrainingProgress; counters
 //     are the batch size or NVML samples (DeviceLaneCounters); the end of a
-//     main-thread FETCH region is a step for a rank without step marks.
+//     main-thread FETCH region is a step for a rank without step marks;
+//   - a read or write call (IoCallNames) closed by an End that was on time,
+//     not before the rank's start, adds the bytes its End carries to the
+//     rank's IoVolumeTracker at its end.
 // Regions closed by End events reach the timeline after the batch's Complete
 // regions, in every walk, so the timeline (and what its bound drops) is the
 // same with or without a PreparedBatch.
@@ -53,13 +57,16 @@ struct WalkBounds {
 class EventWalk {
  public:
   EventWalk(ClassCache& classes, BatchCoverage& coverage, TimelineStore& timeline,
-            TrainingProgress& progress, DeviceLaneCounters& gpu, std::size_t max_open_regions)
+            TrainingProgress& progress, DeviceLaneCounters& gpu, std::size_t max_open_regions,
+            const IoCallNames& io_calls, IoVolumeTracker& io)
       : classes_(classes),
         coverage_(coverage),
         timeline_(timeline),
         progress_(progress),
         gpu_(gpu),
-        max_open_(max_open_regions) {}
+        max_open_(max_open_regions),
+        io_calls_(io_calls),
+        io_(io) {}
   EventWalk(const EventWalk&) = delete;
   EventWalk& operator=(const EventWalk&) = delete;
 
@@ -88,8 +95,8 @@ class EventWalk {
             std::uint16_t src_index, WalkBounds bounds);
   void apply_prepared(const DecodedBatch& batch, PreparedBatch& prepared, SourceTracker& src,
                       std::uint16_t src_index, WalkBounds bounds);
-  void close_region(const OpenRegion& r, std::int64_t end_ns, bool end_on_time, bool loop_end,
-                    std::uint16_t src_index, WalkBounds bounds);
+  void close_region(const OpenRegion& r, std::int64_t end_ns, std::int64_t end_value,
+                    bool end_on_time, bool loop_end, std::uint16_t src_index, WalkBounds bounds);
 
   ClassCache& classes_;
   BatchCoverage& coverage_;
@@ -97,6 +104,8 @@ class EventWalk {
   TrainingProgress& progress_;
   DeviceLaneCounters& gpu_;
   std::size_t max_open_;
+  const IoCallNames& io_calls_;
+  IoVolumeTracker& io_;
   // Regions closed by the batch's End events, for the timeline after the
   // batch's Complete regions.
   std::vector<TimelineEntry> closed_;

@@ -40,6 +40,10 @@ FinalizedTotals FinalizedCounters::describe(const Sums& totals, std::int64_t sta
   f.samples = totals.samples;
   f.step_durations = static_cast<std::uint64_t>(totals.durations);
   f.step_duration_sum_ns = totals.duration_sum_ns;
+  f.read_bytes = totals.io.read_bytes;
+  f.write_bytes = totals.io.write_bytes;
+  f.read_ops = totals.io.read_ops;
+  f.write_ops = totals.io.write_ops;
   f.step_buckets.reserve(step_buckets.size());
   std::uint64_t below = 0;
   for (const std::uint64_t n : step_buckets) {

@@ -44,6 +44,10 @@ constexpr std::array<MetricField, catalog::kMetricCount> kFields{
     SW_METRIC_FIELD(step_seconds_p95),
     SW_METRIC_FIELD(steps_per_second),
     SW_METRIC_FIELD(samples_per_second),
+    SW_METRIC_FIELD(read_bytes_per_second),
+    SW_METRIC_FIELD(write_bytes_per_second),
+    SW_METRIC_FIELD(read_ops_per_second),
+    SW_METRIC_FIELD(write_ops_per_second),
 };
 
 #undef SW_METRIC_FIELD

@@ -19,6 +19,7 @@ struct OpenRegion {
   std::int64_t begin_eff_ns = 0;  // clipped to the finalized horizon at arrival
   std::int64_t end_ns = 0;        // orphan End only: as sent
   std::int64_t end_eff_ns = 0;    // orphan End only: clipped to the horizon at arrival
+  std::int64_t end_value = 0;     // orphan End only: its value (bytes moved by an I/O call)
   NameId cat = NameTable::kEmpty;
   NameId name = NameTable::kEmpty;
   std::uint32_t tid = 0;
@@ -26,7 +27,7 @@ struct OpenRegion {
   bool main_thread = false;
   bool orphan_end = false;  // an End still waiting for its Begin
   // Orphan End only: it was not late; it ended its loop (kEndLoopExhausted).
-  // One byte for both keeps the struct at 56 bytes.
+  // One byte for both keeps the struct at 64 bytes.
   bool end_on_time : 1 = false;
   bool loop_end : 1 = false;
 };

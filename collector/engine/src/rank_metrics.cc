@@ -19,6 +19,7 @@ void sub(Sums& a, const Sums& b) {
   a.durations -= b.durations;
   a.duration_sum_ns -= b.duration_sum_ns;
   a.samples -= b.samples;
+  a.io.sub(b.io);
 }
 
 }  // namespace

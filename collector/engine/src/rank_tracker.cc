@@ -45,7 +45,9 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
       progress_(names.step_mark, names.epoch_start, names.epoch_body, names.batch_size),
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
-      walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source),
+      io_(config.resolution_ns),
+      walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
+            names.io_calls, io_),
       windows_(config) {}
 
 std::int64_t RankTracker::cell_of(std::int64_t t) const {
@@ -96,7 +98,7 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
 
   const std::int64_t horizon = horizon_for(sources_.watermark_ns());
   if (windows_.horizon_ns() == kNoTime || horizon > windows_.horizon_ns()) {
-    windows_.finalize_to(horizon, sources_.all(), progress_.steps());
+    windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_);
     finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
     // An End whose Begin has not come by the time the horizon passes it
     // never pairs.
@@ -175,7 +177,7 @@ std::vector<CommCall> RankTracker::comm_calls() const {
 
 std::size_t RankTracker::approx_bytes() const {
   return sizeof(*this) + job_.capacity() + sources_.bytes() + timeline_.bytes() +
-         progress_.bytes() + gpu_.bytes() + walk_.bytes() + windows_.bytes();
+         progress_.bytes() + gpu_.bytes() + io_.bytes() + walk_.bytes() + windows_.bytes();
 }
 
 }  // namespace stallwatch::collector::detail

@@ -20,6 +20,7 @@
 #include "engine/timeline_store.h"
 #include "event_walk.h"
 #include "finalized_counters.h"
+#include "io_volume_tracker.h"
 #include "peer_wait.h"
 #include "rank_sources.h"
 #include "training_progress.h"
@@ -39,6 +40,7 @@ struct SpecialNames {
   NameId epoch_body = NameTable::kEmpty;
   NameId batch_size = NameTable::kEmpty;
   std::array<NameId, kGpuCounterCount> gpu_counters{};  // by GpuCounter
+  IoCallNames io_calls;
 };
 
 // Everything the engine keeps for one rank (job, rank), wired together:
@@ -48,6 +50,8 @@ struct SpecialNames {
 //   - EventWalk: applies each batch's events to the parts below;
 //   - TimelineStore: the raw regions and marks for the timeline view;
 //   - TrainingProgress: steps, the current step and epoch;
+//   - IoVolumeTracker: bytes and calls of read and write calls not yet
+//     finalized;
 //   - DeviceLaneCounters: NVML samples;
 //   - WindowFinalizer: the exact window sums, split at the finalized
 //     horizon;
@@ -120,7 +124,7 @@ class RankTracker {
   // The finalized horizon for a rank watermark of `watermark_ns`.
   std::int64_t horizon_for(std::int64_t watermark_ns) const;
   PendingCells pending_cells(std::int64_t t_ns) const {
-    return windows_.pending_cells(t_ns, sources_.all(), progress_.steps());
+    return windows_.pending_cells(t_ns, sources_.all(), progress_.steps(), io_);
   }
   WindowMetrics window_metrics(const WindowAccumulator& acc, std::int64_t t_ns,
                                const PendingCells& pending) const;
@@ -140,7 +144,8 @@ class RankTracker {
   TimelineStore timeline_;
   TrainingProgress progress_;
   DeviceLaneCounters gpu_;
-  EventWalk walk_;  // writes to timeline_, progress_, gpu_ and batch_
+  IoVolumeTracker io_;
+  EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_ and batch_
   WindowFinalizer windows_;
   FinalizedCounters finalized_;
 };

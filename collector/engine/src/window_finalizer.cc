@@ -39,7 +39,8 @@ void WindowFinalizer::expect_horizon(std::int64_t horizon_ns) {
 }
 
 void WindowFinalizer::finalize_to(std::int64_t horizon_ns,
-                                  const std::vector<SourceTracker>& sources, StepTracker& steps) {
+                                  const std::vector<SourceTracker>& sources, StepTracker& steps,
+                                  IoVolumeTracker& io) {
   const std::int64_t k0 = history_.cell_end;
   const std::int64_t k1 = cell_of(horizon_ns);
   if (k1 > k0) {
@@ -81,6 +82,14 @@ void WindowFinalizer::finalize_to(std::int64_t horizon_ns,
         c.samples += s.samples;
       }
       if (s.has_duration) push_step(s);
+    });
+    io.finalize(k1, [&](std::int64_t cell, const IoVolume& v) {
+      const std::int64_t k = std::max(cell, k0);
+      if (k < retained) {
+        bulk.io.add(v);
+      } else {
+        cells[static_cast<std::size_t>(std::min(k, k1 - 1) - retained)].io.add(v);
+      }
     });
 
     windows_.back().on_bulk(bulk);
@@ -130,7 +139,8 @@ void WindowFinalizer::slide_to(std::int64_t end_cell) {
 
 PendingCells WindowFinalizer::pending_cells(std::int64_t t_ns,
                                             const std::vector<SourceTracker>& sources,
-                                            const StepTracker& steps) const {
+                                            const StepTracker& steps,
+                                            const IoVolumeTracker& io) const {
   PendingCells out;
   out.first_cell = history_.cell_end;
   const std::int64_t kt = cell_of(t_ns);
@@ -167,6 +177,10 @@ PendingCells WindowFinalizer::pending_cells(std::int64_t t_ns,
       c.duration_sum_ns += s.duration_ns;
       out.durations.push_back(PendingCells::Step{s.ts_ns, s.duration_ns});
     }
+  });
+  io.for_each_pending(kt, [&](std::int64_t cell, const IoVolume& v) {
+    const std::int64_t k = std::clamp(cell, out.first_cell, kt - 1);
+    out.cells[static_cast<std::size_t>(k - out.first_cell)].io.add(v);
   });
   // Sorted once here, so each window only filters.
   std::sort(out.durations.begin(), out.durations.end(),

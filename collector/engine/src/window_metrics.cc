@@ -53,6 +53,12 @@ WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t) {
   m.step_seconds_p95 = f.step_p95_s;
   m.steps_per_second = has_wall ? static_cast<double>(f.sums.steps) / wall : kNaN;
   m.samples_per_second = has_wall && f.has_batch_size ? f.sums.samples / wall : kNaN;
+  const bool io_rates = has_wall && f.io_captured;
+  const IoVolume& io = f.sums.io;
+  m.read_bytes_per_second = io_rates ? static_cast<double>(io.read_bytes) / wall : kNaN;
+  m.write_bytes_per_second = io_rates ? static_cast<double>(io.write_bytes) / wall : kNaN;
+  m.read_ops_per_second = io_rates ? static_cast<double>(io.read_ops) / wall : kNaN;
+  m.write_ops_per_second = io_rates ? static_cast<double>(io.write_ops) / wall : kNaN;
   m.verdict = judge(m, t);
   m.io_captured = f.io_captured;
   m.cause = judge_cause(m, t);

@@ -142,6 +142,36 @@ std::string le_label(std::int64_t bound_ns) {
   return label("le", std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
 }
 
+// The I/O volume of the captured read and write calls (docs/api.md, "I/O
+// volume"), only for ranks whose I/O is captured: a rank without capture has
+// no count to export and stays at its 20 series.
+void write_io_counters(Exposition& e, const std::vector<RankRow>& rows) {
+  struct IoCounter {
+    const char* name;
+    std::int64_t FinalizedTotals::*member;
+    const char* help;
+  };
+  static constexpr IoCounter kIoCounters[] = {
+      {"stallwatch_io_read_bytes_total", &FinalizedTotals::read_bytes,
+       "Bytes returned by captured read calls (POSIX, STDIO) in the finalized time; only for "
+       "ranks with captured I/O."},
+      {"stallwatch_io_write_bytes_total", &FinalizedTotals::write_bytes,
+       "Bytes written by captured write calls (POSIX, STDIO) in the finalized time; only for "
+       "ranks with captured I/O."},
+      {"stallwatch_io_read_ops_total", &FinalizedTotals::read_ops,
+       "Captured read calls in the finalized time; only for ranks with captured I/O."},
+      {"stallwatch_io_write_ops_total", &FinalizedTotals::write_ops,
+       "Captured write calls in the finalized time; only for ranks with captured I/O."},
+  };
+  for (const IoCounter& c : kIoCounters) {
+    e.family(c.name, "counter", c.help);
+    for (const RankRow& r : rows) {
+      if (r.rank->windows.empty() || !r.rank->windows.back().io_captured) continue;
+      e.sample(c.name, r.labels, static_cast<double>(r.rank->finalized.*c.member));
+    }
+  }
+}
+
 void write_counters(Exposition& e, const std::vector<RankRow>& rows, bool activity) {
   for (const SecondsCounter& c : kSecondsCounters) {
     e.family(c.name, "counter", c.help);
@@ -159,6 +189,7 @@ void write_counters(Exposition& e, const std::vector<RankRow>& rows, bool activi
            "no batch size is reported.");
   for (const RankRow& r : rows)
     e.sample("stallwatch_samples_total", r.labels, r.rank->finalized.samples);
+  write_io_counters(e, rows);
 
   const auto write = [&](const LossCounter& c) {
     e.family(c.name, "counter", c.help);

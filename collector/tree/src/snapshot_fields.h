@@ -58,6 +58,8 @@ struct Fields<WindowMetrics> {
     io(w.step_seconds_p95), io(w.steps_per_second), io(w.samples_per_second), io(w.verdict);
     io(w.loader_io_seconds), io(w.loader_io_ratio), io(w.peer_wait_seconds), io(w.io_captured);
     io(w.cause);
+    io(w.read_bytes_per_second), io(w.write_bytes_per_second), io(w.read_ops_per_second);
+    io(w.write_ops_per_second);
   }
 };
 
@@ -113,6 +115,7 @@ struct Fields<FinalizedTotals> {
     io(f.unoverlapped_compute_ns), io(f.unoverlapped_all_io_ns), io(f.device_busy_ns);
     io(f.data_stall_ns), io(f.steps), io(f.samples), io(f.step_durations);
     io(f.step_duration_sum_ns), io(f.step_buckets);
+    io(f.read_bytes), io(f.write_bytes), io(f.read_ops), io(f.write_ops);
   }
 };
 

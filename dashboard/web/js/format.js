@@ -49,6 +49,19 @@ export function rate(v) {
   return `${fixedSig(v)}/s`;
 }
 
+// Bytes per second: "512 B/s", "1.5 KiB/s", "268.4 MiB/s", "1.2 GiB/s".
+export function bytesRate(v) {
+  if (missing(v)) return DASH;
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let x = v;
+  let u = 0;
+  while (Math.abs(x) >= 1024 && u < units.length - 1) {
+    x /= 1024;
+    u += 1;
+  }
+  return `${u === 0 ? Math.round(x) : x.toFixed(1)} ${units[u]}/s`;
+}
+
 // Integer counts with thousands separators: 1234567 -> "1,234,567".
 export function count(n) {
   if (missing(n)) return DASH;

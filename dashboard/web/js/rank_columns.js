@@ -4,7 +4,7 @@
 // NVML utilization sits beside device idle as a cross-check (gpu_counters.js).
 import { h } from './dom.js';
 import { ratioBar, lossCell } from './cells.js';
-import { DASH, epochStep, pct, rate, seconds } from './format.js';
+import { DASH, bytesRate, epochStep, pct, rate, seconds } from './format.js';
 import { deviceSourceCell, kProxyNote, stateCell, verdictCell } from './verdict.js';
 import { kNvmlNote, nvmlTooltip, nvmlUtilization } from './gpu_counters.js';
 
@@ -80,6 +80,15 @@ export const rankColumns = [
     render: (r, ctx) => h('span', { title: `p95 ${seconds(metric(r, ctx, 'step_seconds_p95'))}` }, seconds(metric(r, ctx, 'step_seconds_p50'))),
   },
   { key: 'steps_per_second', label: 'Steps/s', num: true, value: (r, ctx) => metric(r, ctx, 'steps_per_second'), render: (r, ctx) => rate(metric(r, ctx, 'steps_per_second')).replace('/s', '') },
+  {
+    key: 'read_bytes_per_second', label: 'Read/s', num: true,
+    title: 'Bytes per second returned by captured read calls (POSIX, STDIO); write bytes and read/write calls per second in the tooltip; — without captured I/O',
+    value: (r, ctx) => metric(r, ctx, 'read_bytes_per_second'),
+    render: (r, ctx) => h('span', {
+      title: `write ${bytesRate(metric(r, ctx, 'write_bytes_per_second'))}, `
+        + `${rate(metric(r, ctx, 'read_ops_per_second'))} reads, ${rate(metric(r, ctx, 'write_ops_per_second'))} writes`,
+    }, bytesRate(metric(r, ctx, 'read_bytes_per_second'))),
+  },
   { key: 'samples_per_second', label: 'Samples/s', num: true, value: (r, ctx) => metric(r, ctx, 'samples_per_second'), render: (r, ctx) => rate(metric(r, ctx, 'samples_per_second')).replace('/s', '') },
   {
     key: 'step', label: 'Epoch · step', num: true, title: 'Latest epoch and step reported',

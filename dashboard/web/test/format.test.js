@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ago, count, DASH, epochStep, pct, rate, seconds, windowLabel } from '../js/format.js';
+import { ago, bytesRate, count, DASH, epochStep, pct, rate, seconds, windowLabel } from '../js/format.js';
 
 test('ratios read as percentages and missing values as a dash', () => {
   assert.equal(pct(0.6134), '61.3%');
@@ -22,6 +22,16 @@ test('seconds pick the unit a person reads fastest', () => {
   assert.equal(seconds(185), '3m 05s');
   assert.equal(seconds(3720), '1h 02m');
   assert.equal(seconds(null), DASH);
+});
+
+test('byte rates pick a binary unit and missing ones read as a dash', () => {
+  assert.equal(bytesRate(0), '0 B/s');
+  assert.equal(bytesRate(512), '512 B/s');
+  assert.equal(bytesRate(1536), '1.5 KiB/s');
+  assert.equal(bytesRate(256 * 1024 * 1024), '256.0 MiB/s');
+  assert.equal(bytesRate(1.5 * 1024 ** 3), '1.5 GiB/s');
+  assert.equal(bytesRate(null), DASH);
+  assert.equal(bytesRate(NaN), DASH);
 });
 
 test('rates and counts are compact', () => {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 
 #include "stallwatch/protocol.h"
@@ -30,6 +31,13 @@ double percentile(std::vector<std::int64_t> v, double p) {
   return x / 1e9;
 }
 
+// An End's value as a whole number (a double one truncated).
+std::int64_t io_value(const Event& ev) {
+  if (!(ev.flags & kEventValueIsDouble)) return ev.value;
+  const double d = std::bit_cast<double>(ev.value);
+  return std::isfinite(d) ? static_cast<std::int64_t>(std::clamp(d, -9.0e18, 9.0e18)) : 0;
+}
+
 }  // namespace
 
 Oracle::Oracle(const EngineConfig& config, const NameTable& names)
@@ -43,6 +51,21 @@ void Oracle::close(std::int64_t a, std::int64_t b, std::uint8_t mask) {
 void Oracle::fetch_step(bool main, std::uint8_t mask, std::int64_t end, bool on_time) {
   if (main && (mask & kF) && on_time && end >= start_ && (horizon_ == kNone || end >= horizon_)) {
     steps_.emplace_back(end, true);
+  }
+}
+
+void Oracle::io_call(std::string_view cat, std::string_view name, std::int64_t end,
+                     std::int64_t value, bool on_time) {
+  if (cat != "POSIX" && cat != "STDIO") return;
+  static constexpr std::string_view kReads[] = {"read",   "pread",    "pread64", "readv",
+                                                "preadv", "preadv64", "fread"};
+  static constexpr std::string_view kWrites[] = {"write",   "pwrite",    "pwrite64",
+                                                 "pwritev", "pwritev64", "fwrite"};
+  const bool read = std::find(std::begin(kReads), std::end(kReads), name) != std::end(kReads);
+  const bool write = std::find(std::begin(kWrites), std::end(kWrites), name) != std::end(kWrites);
+  if (!read && !write) return;
+  if (on_time && end >= start_ && (horizon_ == kNone || end >= horizon_)) {
+    io_calls_.push_back(IoCall{end, write, std::max<std::int64_t>(value, 0)});
   }
 }
 
@@ -99,10 +122,12 @@ void Oracle::ingest(const DecodedBatch& b) {
           src.open.erase(found);
           close(std::max(ts, lower), orphan.end, mask);
           fetch_step(main, mask, orphan.end, orphan.end_on_time);
+          io_call(cat, name, orphan.end, orphan.end_value, orphan.end_not_late);
           break;
         }
         if (found != src.open.end()) ++unpaired_;
-        src.open[key] = Open{std::max(ts, lower), mask, main, false, 0, 0, false};
+        src.open[key] =
+            Open{std::max(ts, lower), mask, main, false, 0, 0, false, 0, false, cat, name};
         break;
       }
       case EventKind::kEnd: {
@@ -113,6 +138,7 @@ void Oracle::ingest(const DecodedBatch& b) {
           // The wait that ended a loop brought no batch: no step.
           fetch_step(found->second.main, found->second.mask, ts,
                      !late && ev.value != wire::kEndLoopExhausted);
+          io_call(found->second.cat, found->second.name, ts, io_value(ev), !late);
           src.open.erase(found);
         } else if (found != src.open.end()) {
           ++unpaired_;
@@ -123,7 +149,11 @@ void Oracle::ingest(const DecodedBatch& b) {
                                true,
                                ts,
                                std::max(ts, lower),
-                               !late && ev.value != wire::kEndLoopExhausted};
+                               !late && ev.value != wire::kEndLoopExhausted,
+                               io_value(ev),
+                               !late,
+                               {},
+                               {}};
         }
         break;
       }
@@ -325,6 +355,17 @@ std::vector<WindowMetrics> Oracle::windows() const {
     const auto& totals = hists.back();
     for (int mm = 0; mm < 64; ++mm)
       m.io_captured = m.io_captured || ((mm & kI) && totals[static_cast<std::size_t>(mm)] > 0);
+    std::int64_t io[4] = {};  // read bytes, write bytes, read calls, write calls
+    for (const IoCall& call : io_calls_) {
+      if (call.end < step_lo || call.end >= t) continue;
+      io[call.write ? 1 : 0] += call.bytes;
+      io[call.write ? 3 : 2] += 1;
+    }
+    const bool io_rates = wall > 0 && m.io_captured;
+    m.read_bytes_per_second = io_rates ? static_cast<double>(io[0]) / sec(wall) : kNaN;
+    m.write_bytes_per_second = io_rates ? static_cast<double>(io[1]) / sec(wall) : kNaN;
+    m.read_ops_per_second = io_rates ? static_cast<double>(io[2]) / sec(wall) : kNaN;
+    m.write_ops_per_second = io_rates ? static_cast<double>(io[3]) / sec(wall) : kNaN;
     if (m.verdict != Verdict::kDataStarved) {
       m.cause = Cause::kNone;
     } else if (!m.io_captured || n[1] == 0) {
@@ -391,6 +432,12 @@ FinalizedTotals Oracle::finalized() const {
   f.unoverlapped_all_io_ns = n[9];
   f.device_busy_ns = final_device_ns_;
   f.data_stall_ns = final_stall_ns_;
+
+  for (const IoCall& call : io_calls_) {
+    if (horizon_ == kNone || call.end >= horizon_) continue;
+    (call.write ? f.write_bytes : f.read_bytes) += call.bytes;
+    (call.write ? f.write_ops : f.read_ops) += 1;
+  }
 
   const auto& bounds = config_.step_histogram_bounds_ns;
   f.step_buckets.assign(bounds.size(), 0);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include "engine/decoded_batch.h"
@@ -44,6 +45,16 @@ class Oracle {
     std::int64_t end = 0;
     std::int64_t end_eff = 0;
     bool end_on_time = false;
+    std::int64_t end_value = 0;  // orphan: the End's value
+    bool end_not_late = false;   // orphan: the End was not late
+    std::string_view cat;        // a Begin's names
+    std::string_view name;
+  };
+  // A read or write call that counts (docs/api.md, "I/O volume").
+  struct IoCall {
+    std::int64_t end;
+    bool write;
+    std::int64_t bytes;
   };
   struct Source {
     std::int32_t pid = 0;
@@ -62,6 +73,9 @@ class Oracle {
 
   void close(std::int64_t a, std::int64_t b, std::uint8_t mask);
   void fetch_step(bool main, std::uint8_t mask, std::int64_t end, bool on_time);
+  // A region named (cat, name) closed at `end` by an End with `value`.
+  void io_call(std::string_view cat, std::string_view name, std::int64_t end, std::int64_t value,
+               bool on_time);
   // The live mask of [from, to) (microsecond indices from start_) painted into `out`.
   void paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const;
   bool real_device() const;
@@ -84,6 +98,7 @@ class Oracle {
   std::vector<Source> sources_;
   std::vector<std::pair<std::int64_t, bool>> steps_;    // (ts, fallback) in arrival order
   std::vector<std::pair<std::int64_t, double>> sizes_;  // batch sizes in arrival order
+  std::vector<IoCall> io_calls_;
   std::int64_t first_mark_ = std::numeric_limits<std::int64_t>::max();
   std::uint64_t late_ = 0;
   std::uint64_t unpaired_ = 0;

@@ -70,6 +70,10 @@ std::vector<std::pair<std::string, double>> counter_fields(const FinalizedTotals
       {"samples", f.samples},
       {"step_durations", static_cast<double>(f.step_durations)},
       {"step_duration_sum_ns", static_cast<double>(f.step_duration_sum_ns)},
+      {"read_bytes", static_cast<double>(f.read_bytes)},
+      {"write_bytes", static_cast<double>(f.write_bytes)},
+      {"read_ops", static_cast<double>(f.read_ops)},
+      {"write_ops", static_cast<double>(f.write_ops)},
   };
   for (std::size_t b = 0; b < f.step_buckets.size(); ++b)
     out.emplace_back("step_buckets[" + std::to_string(b) + "]",
@@ -162,6 +166,8 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
       totals.unpaired += r->counters.unpaired_events;
       totals.steps += r->windows.back().steps;
       totals.finalized_steps += r->finalized.steps;
+      totals.finalized_read_ops += r->finalized.read_ops;
+      totals.finalized_write_ops += r->finalized.write_ops;
     }
   }
   return true;
@@ -240,7 +246,7 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
   std::printf(
       "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
       "%llu steps (%llu finalized), data stall counter grew at %zu ticks, causes: %zu storage, "
-      "%zu preprocessing, %zu unknown\n",
+      "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
@@ -248,11 +254,15 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       static_cast<unsigned long long>(totals.finalized_steps), totals.stall_increases,
       totals.causes[static_cast<std::size_t>(Cause::kStorage)],
       totals.causes[static_cast<std::size_t>(Cause::kPreprocessing)],
-      totals.causes[static_cast<std::size_t>(Cause::kUnknown)]);
+      totals.causes[static_cast<std::size_t>(Cause::kUnknown)],
+      static_cast<long long>(totals.finalized_read_ops),
+      static_cast<long long>(totals.finalized_write_ops));
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
   for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
     EXPECT_GT(totals.causes[static_cast<std::size_t>(c)], 0u) << to_string(c);
   EXPECT_GT(totals.stall_increases, static_cast<std::size_t>(count));
+  EXPECT_GT(totals.finalized_read_ops, 0);
+  EXPECT_GT(totals.finalized_write_ops, 0);
   return totals;
 }
 

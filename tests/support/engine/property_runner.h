@@ -57,6 +57,9 @@ struct PropertyTotals {
   std::uint64_t steps = 0;
   std::uint64_t finalized_steps = 0;  // in the counters at each case's last tick
   std::size_t stall_increases = 0;    // ticks at which the data stall counter grew
+  // Read and write calls in the counters at each case's last tick.
+  std::int64_t finalized_read_ops = 0;
+  std::int64_t finalized_write_ops = 0;
   // Verdict-window causes compared, by Cause (none, storage, preprocessing, unknown).
   std::array<std::size_t, 4> causes{};
 };

@@ -28,7 +28,8 @@ struct Rig {
         progress(n.intern("step"), n.intern("epoch.start"), n.intern("epoch.block"),
                  n.intern("batch_size")),
         gpu(gpu_names(n), 10, 100),
-        walk(classes, coverage, timeline, progress, gpu, max_open) {}
+        io_calls(IoCallNames::intern(n)),
+        walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io) {}
 
   static std::array<NameId, kGpuCounterCount> gpu_names(NameTable& n) {
     std::array<NameId, kGpuCounterCount> out{};
@@ -69,6 +70,8 @@ struct Rig {
   TimelineStore timeline{1'000'000, 1000};
   TrainingProgress progress;
   DeviceLaneCounters gpu;
+  IoCallNames io_calls;
+  IoVolumeTracker io{10};
   EventWalk walk;
   SourceTracker src;
 };
@@ -204,6 +207,33 @@ TEST(EventWalk, MainThreadFetchEndsOnTimeAreSteps) {
   rig.apply(b.take(200), WalkBounds{60, 0});
   EXPECT_EQ(rig.steps(), (std::vector<std::int64_t>{110, 145}));
   EXPECT_EQ(rig.take(), (Bps{{100, kFetchBits}, {110, 0}, {120, kFetchBits}, {145, 0}}));
+}
+
+// The bytes a read or write call's End carries count at its end, in its
+// cell, when the End was on time; an End that waits for its Begin keeps them.
+TEST(EventWalk, ReadAndWriteCallsAddTheirBytesAtTheirEnd) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.begin("POSIX", "read", 100, 1)
+      .end(105, 1, 0, 4096)
+      .begin("STDIO", "fwrite", 110, 2)
+      .end(112, 2, 0, 100)
+      .begin("POSIX", "pread64", 30, 3)
+      .end(40, 3, 0, 7)  // late: before the horizon
+      .begin("POSIX", "lseek", 120, 4)
+      .end(121, 4, 0, 1000)  // not a read or write
+      .begin("data", "read", 122, 5)
+      .end(123, 5, 0, 1000)  // not a POSIX or stdio call
+      .end(135, 6, 0, 512)   // before its Begin
+      .begin("POSIX", "readv", 130, 6);
+  rig.apply(b.take(200), WalkBounds{60, 0});
+  std::vector<std::pair<std::int64_t, IoVolume>> cells;
+  rig.io.for_each_pending(100,
+                          [&](std::int64_t k, const IoVolume& v) { cells.emplace_back(k, v); });
+  EXPECT_EQ(cells, (std::vector<std::pair<std::int64_t, IoVolume>>{{10, IoVolume{4096, 0, 1, 0}},
+                                                                   {11, IoVolume{0, 100, 0, 1}},
+                                                                   {13, IoVolume{512, 0, 1, 0}}}));
 }
 
 // The wait that ended a loop (END marked kEndLoopExhausted) is measured as

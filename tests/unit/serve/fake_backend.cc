@@ -39,6 +39,10 @@ WindowMetrics metrics(std::int64_t window_ns, double stall_ratio, Verdict verdic
   m.loader_io_seconds = 0.9 * m.app_io_seconds;
   m.loader_io_ratio = m.app_io_seconds > 0 ? 0.9 : kNaN;
   m.io_captured = true;
+  m.read_bytes_per_second = 256.0 * 1024 * 1024;
+  m.write_bytes_per_second = 1024;
+  m.read_ops_per_second = 4096;
+  m.write_ops_per_second = 2;
   m.cause = verdict == Verdict::kDataStarved ? Cause::kStorage : Cause::kNone;
   return m;
 }
@@ -117,6 +121,19 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
   f.samples = 50880;
   f.step_durations = 1589;
   f.step_duration_sum_ns = 397 * kS;
+  // Rank 1's I/O is not captured (no --posix): no I/O volume, no I/O counters.
+  if (r == 1) {
+    for (WindowMetrics& m : s.windows) {
+      m.io_captured = false;
+      m.read_bytes_per_second = m.write_bytes_per_second = kNaN;
+      m.read_ops_per_second = m.write_ops_per_second = kNaN;
+    }
+  } else {
+    f.read_bytes = 100 * 1024 * 1024;
+    f.write_bytes = 4096;
+    f.read_ops = 1600;
+    f.write_ops = 4;
+  }
   return s;
 }
 

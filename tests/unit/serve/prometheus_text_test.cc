@@ -89,11 +89,25 @@ TEST_F(PrometheusText, RankCountersCarryTheFinalizedTotalsInSeconds) {
   EXPECT_TRUE(has_line(text_, "# TYPE stallwatch_samples_total counter"));
 }
 
+TEST_F(PrometheusText, IoCountersOnlyForRanksWithCapturedIo) {
+  EXPECT_TRUE(has_line(text_, "# TYPE stallwatch_io_read_bytes_total counter"));
+  EXPECT_TRUE(
+      has_line(text_, R"(stallwatch_io_read_bytes_total{job_id="demo-slow",rank="0"} 104857600)"));
+  EXPECT_TRUE(
+      has_line(text_, R"(stallwatch_io_write_bytes_total{job_id="demo-slow",rank="0"} 4096)"));
+  EXPECT_TRUE(has_line(text_, R"(stallwatch_io_read_ops_total{job_id="demo-slow",rank="0"} 1600)"));
+  EXPECT_TRUE(has_line(text_, R"(stallwatch_io_write_ops_total{job_id="demo-slow",rank="0"} 4)"));
+  EXPECT_EQ(text_.find(R"(stallwatch_io_read_bytes_total{job_id="demo-slow",rank="1"})"),
+            std::string::npos);
+}
+
 TEST_F(PrometheusText, TwentySeriesPerRankByDefault) {
-  // Rank 1 of demo-slow has no NVML samples: counters, info, verdict, peer wait, p50, p95.
+  // Rank 1 of demo-slow has no NVML samples and no captured I/O: counters, info, verdict, peer
+  // wait, p50, p95.
   EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="1")"), 20u) << text_.substr(0, 6000);
-  // Rank 0 adds its NVML samples (four of device 0, utilization of device 1).
-  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="0")"), 20u + 5u);
+  // Rank 0 adds its NVML samples (four of device 0, utilization of device 1) and its four I/O
+  // counters.
+  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="0")"), 20u + 5u + 4u);
   // No per-window gauge of today unless configured.
   EXPECT_FALSE(has_line(text_, "# TYPE stallwatch_data_stall_ratio gauge"));
   EXPECT_EQ(text_.find("stallwatch_rank_state"), std::string::npos);
@@ -101,9 +115,9 @@ TEST_F(PrometheusText, TwentySeriesPerRankByDefault) {
   EXPECT_EQ(text_.find("stallwatch_step_duration_seconds"), std::string::npos);
 }
 
-TEST_F(PrometheusText, FortyNineSeriesPerJobByDefault) {
-  // 22 metrics x (mean, max), the verdict, the straggler and 3 rank states.
-  EXPECT_EQ(count_prefixed(text_, "stallwatch_job_", R"({job_id="demo-slow",)"), 49u);
+TEST_F(PrometheusText, FiftySevenSeriesPerJobByDefault) {
+  // 26 metrics x (mean, max), the verdict, the straggler and 3 rank states.
+  EXPECT_EQ(count_prefixed(text_, "stallwatch_job_", R"({job_id="demo-slow",)"), 57u);
   EXPECT_TRUE(has_line(
       text_,
       R"(stallwatch_job_data_stall_ratio{job_id="demo-slow",window="60s",aggregate="mean"} 0.61)"));
@@ -135,7 +149,7 @@ TEST_F(PrometheusText, JobWindowsAreConfigurable) {
   PrometheusConfig config;
   config.job_windows_ns = {10 * kS, 0};
   const std::string text = render(config);
-  EXPECT_EQ(count_prefixed(text, "stallwatch_job_", R"({job_id="demo-slow",)"), 2u * 46u + 3u);
+  EXPECT_EQ(count_prefixed(text, "stallwatch_job_", R"({job_id="demo-slow",)"), 2u * 54u + 3u);
   EXPECT_TRUE(has_line(
       text,
       R"(stallwatch_job_overlap_ratio{job_id="demo-slow",window="total",aggregate="mean"} NaN)"));
@@ -194,8 +208,8 @@ TEST_F(PrometheusText, PerRankWindowsBringBackTheWindowGauges) {
   EXPECT_EQ(count_prefixed(text, "stallwatch_verdict{", R"(job_id="demo-slow",rank="0")"), 3u);
   EXPECT_EQ(count_prefixed(text, "stallwatch_step_seconds_p50{", R"(job_id="demo-slow",rank="0")"),
             3u);
-  // 20 default + 22 metrics x 2 windows + 2 verdicts + 2 peer waits.
-  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 20u + 44u + 2u + 2u);
+  // 20 default + 26 metrics x 2 windows + 2 verdicts + 2 peer waits.
+  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 20u + 52u + 2u + 2u);
 }
 
 TEST_F(PrometheusText, RankActivityIsOptIn) {

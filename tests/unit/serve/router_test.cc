@@ -136,6 +136,10 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
                             "step_seconds_p95",
                             "steps_per_second",
                             "samples_per_second",
+                            "read_bytes_per_second",
+                            "write_bytes_per_second",
+                            "read_ops_per_second",
+                            "write_ops_per_second",
                             "verdict",
                             "io_captured",
                             "cause"}) {
@@ -143,6 +147,8 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
   }
   EXPECT_EQ(m["loader_io_ratio"], 0.9);
   EXPECT_EQ(m["io_captured"], true);
+  EXPECT_EQ(m["read_bytes_per_second"], 256.0 * 1024 * 1024);
+  EXPECT_EQ(m["write_ops_per_second"], 2.0);
   EXPECT_EQ(m["cause"], "storage");
   EXPECT_EQ(m["wall_seconds"], 60.0);
   EXPECT_EQ(m["steps"], 120);

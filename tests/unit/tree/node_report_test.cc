@@ -62,6 +62,10 @@ TEST(NodeReport, CarriesEveryFieldOfTheRanks) {
   EXPECT_FALSE(r.gpu_counters.devices[0].counters[1].sampled());
   EXPECT_EQ(r.finalized.step_buckets, want.finalized.step_buckets);
   EXPECT_EQ(r.finalized.samples, 2.5);
+  EXPECT_EQ(r.windows[1].read_bytes_per_second, 4096.5);
+  EXPECT_EQ(r.windows[1].write_ops_per_second, 3);
+  EXPECT_EQ(r.finalized.read_bytes, 1 << 20);
+  EXPECT_EQ(r.finalized.write_ops, 7);
 
   // Encoding what was decoded gives the same bytes: nothing was lost.
   Snapshot again = s;

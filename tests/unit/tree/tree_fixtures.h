@@ -35,6 +35,8 @@ inline collector::RankSnapshot full_rank(const std::string& job, std::int32_t ra
     m.overlap_ratio = std::nan("");
     m.steps = 17;
     m.step_seconds_p95 = 0.125;
+    m.read_bytes_per_second = 4096.5;
+    m.write_ops_per_second = 3;
     m.verdict = Verdict::kIoBound;
     r.windows.push_back(m);
   }
@@ -61,6 +63,8 @@ inline collector::RankSnapshot full_rank(const std::string& job, std::int32_t ra
   r.finalized.device_busy_ns = 123;
   r.finalized.samples = 2.5;
   r.finalized.step_buckets = {1, 4, 9};
+  r.finalized.read_bytes = 1 << 20;
+  r.finalized.write_ops = 7;
   return r;
 }
 

@@ -63,6 +63,10 @@ enum class Metric : std::uint8_t {
   kStepSecondsP95,
   kStepsPerSecond,
   kSamplesPerSecond,
+  kReadBytesPerSecond,
+  kWriteBytesPerSecond,
+  kReadOpsPerSecond,
+  kWriteOpsPerSecond,
 };
 
 struct MetricInfo {
@@ -121,6 +125,18 @@ inline constexpr std::array kMetrics{
                "Training steps per second over the window."},
     MetricInfo{Metric::kSamplesPerSecond, "samples_per_second", MetricKind::kRate,
                "Samples per second; NaN when no batch size is reported."},
+    MetricInfo{Metric::kReadBytesPerSecond, "read_bytes_per_second", MetricKind::kRate,
+               "Bytes per second returned by captured read calls (POSIX, STDIO) that ended in "
+               "the window; NaN without captured I/O."},
+    MetricInfo{Metric::kWriteBytesPerSecond, "write_bytes_per_second", MetricKind::kRate,
+               "Bytes per second written by captured write calls (POSIX, STDIO) that ended in "
+               "the window; NaN without captured I/O."},
+    MetricInfo{Metric::kReadOpsPerSecond, "read_ops_per_second", MetricKind::kRate,
+               "Captured read calls per second that ended in the window; NaN without captured "
+               "I/O."},
+    MetricInfo{Metric::kWriteOpsPerSecond, "write_ops_per_second", MetricKind::kRate,
+               "Captured write calls per second that ended in the window; NaN without captured "
+               "I/O."},
 };
 
 inline constexpr std::size_t kMetricCount = kMetrics.size();

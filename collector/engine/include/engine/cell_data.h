@@ -37,6 +37,29 @@ enum Quantity : int {
   kQuantityCount
 };
 
+// The bytes and calls of the read-like and write-like POSIX and stdio calls
+// that ended in a stretch of time (docs/api.md, "I/O volume").
+struct IoVolume {
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t read_ops = 0;
+  std::int64_t write_ops = 0;
+
+  void add(const IoVolume& v) {
+    read_bytes += v.read_bytes;
+    write_bytes += v.write_bytes;
+    read_ops += v.read_ops;
+    write_ops += v.write_ops;
+  }
+  void sub(const IoVolume& v) {
+    read_bytes -= v.read_bytes;
+    write_bytes -= v.write_bytes;
+    read_ops -= v.read_ops;
+    write_ops -= v.write_ops;
+  }
+  bool operator==(const IoVolume&) const = default;
+};
+
 // One finalized resolution cell of a rank. Durations fit 32 bits because a
 // cell is at most 2^32 - 1 ns long (EngineConfig validation).
 struct CellData {
@@ -45,6 +68,7 @@ struct CellData {
   std::uint32_t durations = 0;       // steps that have a previous step
   std::int64_t duration_sum_ns = 0;  // sum of those step durations
   double samples = 0;                // batch size in force at each step, summed
+  IoVolume io;
 };
 
 // A sum of cells (a window, the totals, or not-yet-finalized cells).
@@ -54,6 +78,7 @@ struct Sums {
   std::int64_t durations = 0;
   std::int64_t duration_sum_ns = 0;
   double samples = 0;
+  IoVolume io;
 
   void add(const CellData& c);
   void sub(const CellData& c);

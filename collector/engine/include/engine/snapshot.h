@@ -70,6 +70,12 @@ struct WindowMetrics {
   double step_seconds_p95 = 0;
   double steps_per_second = 0;
   double samples_per_second = 0;  // NaN when no batch size was reported
+  // Bytes and calls per second of the read and write calls that ended in the
+  // window (docs/api.md, "I/O volume"); NaN unless io_captured.
+  double read_bytes_per_second = 0;
+  double write_bytes_per_second = 0;
+  double read_ops_per_second = 0;
+  double write_ops_per_second = 0;
   Verdict verdict = Verdict::kIdle;
   // Time blocked in collectives before their latest arrival (docs/api.md,
   // "peer_wait_seconds"): computed across the job's ranks at tick time, not
@@ -178,6 +184,11 @@ struct FinalizedTotals {
   double samples = 0;                     // batch size in force at each step, summed
   std::uint64_t step_durations = 0;       // steps that have a previous step
   std::int64_t step_duration_sum_ns = 0;  // their durations, summed
+  // Bytes and calls of the read and write calls that ended in finalized time.
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t read_ops = 0;
+  std::int64_t write_ops = 0;
   // Steps with a duration at most Snapshot::step_histogram_bounds_ns[i]
   // (cumulative, as Prometheus' `le` buckets); empty without a histogram.
   std::vector<std::uint64_t> step_buckets;

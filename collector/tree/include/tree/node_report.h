@@ -23,7 +23,7 @@
 
 namespace stallwatch::collector {
 
-inline constexpr std::uint16_t kReportVersion = 1;
+inline constexpr std::uint16_t kReportVersion = 2;
 inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
 struct NodeReport {
