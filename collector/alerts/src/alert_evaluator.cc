@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "annotation_template.h"
 #include "engine/metric_fields.h"
@@ -65,11 +66,14 @@ AlertEvaluator::AlertEvaluator(std::vector<AlertRule> rules, std::int64_t resolv
 
 std::vector<Alert> AlertEvaluator::evaluate(const Snapshot& snapshot) {
   std::vector<Alert> out;
+  if (!forget_at_ns_) forget_at_ns_ = snapshot.now_ns + forget_after_ns_;
   for (auto& [key, instance] : instances_)
     instance.seen = false;
   for (std::size_t r = 0; r < rules_.size(); ++r)
     evaluate_rule(r, snapshot, out);
   sweep(snapshot.now_ns, out);
+  // An incident not back by then is over: a later breach is a new one.
+  if (snapshot.now_ns >= *forget_at_ns_) resumable_.clear();
   return out;
 }
 
@@ -149,13 +153,25 @@ void AlertEvaluator::observe(std::size_t rule_index, const Observation& o, std::
   }
   Instance& instance = it->second;
   instance.seen = true;
-  const AlertTransition t = instance.state.observe(rule, now_ns, o.value);
+  AlertTransition t = instance.state.observe(rule, now_ns, o.value);
   if (instance.state.phase() == AlertPhase::kInactive) {
     instances_.erase(it);
     return;
   }
   if (t == AlertTransition::kNone && instance.state.phase() == AlertPhase::kResolved) return;
+  bool resumed = false;
+  if ((t == AlertTransition::kPending || t == AlertTransition::kFiring) && !resumable_.empty()) {
+    std::string id = rule.name + "/" + std::string(o.job);
+    if (o.rank) id += "/" + std::to_string(*o.rank);
+    if (auto r = resumable_.find(id); r != resumable_.end()) {
+      instance.state.resume_firing(r->second.active_since_ns, r->second.fired_at_ns);
+      resumable_.erase(r);
+      t = AlertTransition::kNone;
+      resumed = true;
+    }
+  }
   update_record(rule, instance, o);
+  if (resumed) resumed_.push_back(instance.alert);
   if (t == AlertTransition::kFiring || t == AlertTransition::kResolved)
     out.push_back(instance.alert);
 }
@@ -240,6 +256,31 @@ void AlertEvaluator::sweep(std::int64_t now_ns, std::vector<Alert>& out) {
     for (std::size_t i = 0; i + max_resolved_ < resolved.size(); ++i)
       instances_.erase(resolved[i].second);
   }
+}
+
+void AlertEvaluator::resume(std::vector<FiringIncident> incidents, std::int64_t forget_after_ns) {
+  for (FiringIncident& i : incidents)
+    resumable_[i.id] = std::move(i);
+  forget_after_ns_ = forget_after_ns;
+}
+
+std::vector<FiringIncident> AlertEvaluator::firing_incidents() const {
+  std::vector<FiringIncident> out;
+  for (const auto& [key, instance] : instances_) {
+    if (instance.state.phase() != AlertPhase::kFiring) continue;
+    out.push_back({instance.alert.id, instance.state.active_since_ns(),
+                   instance.state.fired_at_ns().value_or(0)});
+  }
+  // Not yet seen again: still remembered until forgotten.
+  for (const auto& [id, incident] : resumable_)
+    out.push_back(incident);
+  std::sort(out.begin(), out.end(),
+            [](const FiringIncident& a, const FiringIncident& b) { return a.id < b.id; });
+  return out;
+}
+
+std::vector<Alert> AlertEvaluator::take_resumed() {
+  return std::exchange(resumed_, {});
 }
 
 std::vector<Alert> AlertEvaluator::alerts() const {

@@ -58,6 +58,14 @@ AlertTransition AlertState::vanish(std::int64_t now_ns) {
   return AlertTransition::kNone;
 }
 
+void AlertState::resume_firing(std::int64_t active_since_ns, std::int64_t fired_at_ns) {
+  phase_ = AlertPhase::kFiring;
+  active_since_ns_ = active_since_ns;
+  fired_at_ns_ = fired_at_ns;
+  resolved_at_ns_.reset();
+  recovered_since_ns_.reset();
+}
+
 AlertTransition AlertState::fire(std::int64_t now_ns) {
   phase_ = AlertPhase::kFiring;
   fired_at_ns_ = now_ns;

@@ -6,6 +6,7 @@
 
 #include "alertmanager_sink.h"
 #include "exec_sink.h"
+#include "firing_store.h"
 #include "log_sink.h"
 #include "webhook_sink.h"
 
@@ -30,9 +31,25 @@ SinkWorkerOptions worker_options(const SinkDelivery& d, std::string kind, std::s
 }  // namespace
 
 Alerting::Alerting(const AlertsConfig& config, const std::vector<std::int64_t>& windows_ns,
-                   std::string base_url)
+                   std::string base_url, std::string state_path)
     : evaluator_(config.effective_rules(windows_ns, &skipped_defaults_),
-                 config.resolved_retention_ns) {
+                 config.resolved_retention_ns),
+      state_path_(std::move(state_path)) {
+  if (!state_path_.empty()) {
+    std::string error;
+    if (auto incidents = load_firing_incidents(state_path_, error)) {
+      if (!incidents->empty()) {
+        spdlog::info(
+            "alerts: {} alert(s) firing before the restart resume without a new "
+            "notification if they breach again within {} s",
+            incidents->size(), kResumeWithin / 1'000'000'000);
+      }
+      saved_ = *incidents;
+      evaluator_.resume(std::move(*incidents), kResumeWithin);
+    } else {
+      spdlog::warn("alerts: firing alerts before the restart are not resumed: {}", error);
+    }
+  }
   if (config.log) {
     SinkWorkerOptions o;
     o.name = "log";
@@ -89,10 +106,28 @@ std::vector<AlertView> Alerting::on_tick(const Snapshot& snapshot) {
     for (auto& s : sinks_)
       s->enqueue(a);
   }
+  for (const Alert& a : evaluator_.take_resumed()) {
+    for (auto& s : sinks_)
+      s->resume(a);
+  }
+  if (!state_path_.empty()) save_firing();
   std::vector<AlertView> views;
   for (const Alert& a : evaluator_.alerts())
     views.push_back(to_alert_view(a));
   return views;
+}
+
+void Alerting::save_firing() {
+  std::vector<FiringIncident> firing = evaluator_.firing_incidents();
+  if (firing == saved_) return;
+  const std::string error = save_firing_incidents(state_path_, firing);
+  if (!error.empty()) {
+    if (error != save_error_) spdlog::warn("alerts: cannot keep the firing alerts: {}", error);
+    save_error_ = error;
+    return;
+  }
+  save_error_.clear();
+  saved_ = std::move(firing);
 }
 
 std::vector<SinkStats> Alerting::sink_stats() const {

@@ -82,6 +82,11 @@ void SinkWorker::run() {
   }
 }
 
+void SinkWorker::resume(const Alert& alert) {
+  std::lock_guard lock(mutex_);
+  firing_[alert.id] = alert;
+}
+
 std::vector<Alert> SinkWorker::take_batch(std::unique_lock<std::mutex>& lock, bool& is_repeat) {
   const bool repeats = options_.repeat_interval.count() > 0;
   const auto ready = [&] { return abort_ || stopping_ || !queue_.empty(); };

@@ -72,10 +72,11 @@ std::string Daemon::start() {
   http_ = std::make_unique<HttpServer>(serve_config(config_), *host_);
   if (auto err = http_->start(); !err.empty()) return err;
   if (auto err = tree_->start(keys_, http_->port()); !err.empty()) return err;
-  alerting_ = std::make_unique<Alerting>(config_.alerts, config_.engine.windows_ns,
-                                         config_.alerts.external_url.empty()
-                                             ? dashboard_base_url(config_.http_host, http_->port())
-                                             : config_.alerts.external_url);
+  alerting_ = std::make_unique<Alerting>(
+      config_.alerts, config_.engine.windows_ns,
+      config_.alerts.external_url.empty() ? dashboard_base_url(config_.http_host, http_->port())
+                                          : config_.alerts.external_url,
+      config_.journal_dir ? *config_.journal_dir + "/alerts.json" : std::string());
   alerting_->start();
 
   tick_once(collector_now_ns());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <utility>
@@ -137,6 +138,12 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
     const auto& r = *it->second;
     if (r.state(now_ns) != RankState::kActive &&
         now_ns - r.last_seen_ns() >= m.config.forget_after_ns) {
+      const std::string& job = it->first.first;
+      const bool last_of_job =
+          (it == m.ranks.begin() || std::prev(it)->first.first != job) &&
+          (std::next(it) == m.ranks.end() || std::next(it)->first.first != job);
+      ++m.stats.forgotten_ranks;
+      if (last_of_job) ++m.stats.forgotten_jobs;
       m.forget(it++);
     } else {
       ++it;

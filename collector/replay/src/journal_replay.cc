@@ -108,7 +108,9 @@ int replay_journals(const JournalReplay& options, std::ostream& out, std::ostrea
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  sender->close(std::min(options.timeout_ms, 10'000));
+  // Waits for the collector to read it all: a frame only queued can still be lost.
+  const std::string undelivered = sender->close(send_error.empty() ? options.timeout_ms : 0);
+  if (!undelivered.empty()) err << "stallwatch replay: " << undelivered << "\n";
   if (!send_error.empty()) {
     err << "stallwatch replay: " << send_error << "\n";
     out << "stallwatch replay: stopped after " << sender->frames() << " batches\n";
@@ -120,7 +122,7 @@ int replay_journals(const JournalReplay& options, std::ostream& out, std::ostrea
       << " invalid batches skipped";
   if (unencodable > 0) out << "; " << unencodable << " batches could not be encoded";
   out << "\n";
-  return unreadable || unencodable > 0 ? 1 : 0;
+  return unreadable || unencodable > 0 || !undelivered.empty() ? 1 : 0;
 }
 
 }  // namespace stallwatch::collector

@@ -232,7 +232,9 @@ int run_replay(std::span<const std::string_view> args, std::ostream& out, std::o
     builder.finish_rank(rank, emit);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  sender->close(static_cast<int>(std::min<std::int64_t>(timeout_ms, 10'000)));
+  // Waits for the collector to read it all: a frame only queued can still be lost.
+  const std::string undelivered = sender->close(send_error.empty() ? timeout_ms : 0);
+  if (!undelivered.empty()) err << "stallwatch replay: " << undelivered << "\n";
 
   std::uint64_t malformed = 0;
   for (const ReadStats& s : stream.stats()) {
@@ -257,7 +259,7 @@ int run_replay(std::span<const std::string_view> args, std::ostream& out, std::o
         << " s fast-forwarded";
   }
   out << "\n";
-  return unencodable > 0 ? 1 : 0;
+  return unencodable > 0 || !undelivered.empty() ? 1 : 0;
 }
 
 }  // namespace stallwatch::collector

@@ -171,6 +171,8 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   w.key("sources").integer(snap.stats.sources);
   w.key("late_events").integer(snap.stats.late_events);
   w.key("evicted_ranks").integer(snap.stats.evicted_ranks);
+  w.key("forgotten_ranks").integer(snap.stats.forgotten_ranks);
+  w.key("forgotten_jobs").integer(snap.stats.forgotten_jobs);
   w.key("rejected_sources").integer(snap.stats.rejected_sources);
   w.key("approx_memory_bytes").integer(snap.stats.approx_memory_bytes);
   w.key("names").integer(s.names_interned);

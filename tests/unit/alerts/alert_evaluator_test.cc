@@ -173,6 +173,49 @@ TEST(AlertEvaluatorTest, ARuleWithACauseJudgesOnlyRanksStarvedForThatCause) {
   EXPECT_FALSE(is_alert_cause("disk"));
 }
 
+TEST(AlertEvaluatorTest, AnIncidentFiringBeforeARestartResumesWithoutASecondNotification) {
+  AlertEvaluator before({starved(2)});
+  before.evaluate(one_rank(0.6, 0));
+  ASSERT_EQ(before.evaluate(one_rank(0.6, 2)).size(), 1u);
+  const std::vector<FiringIncident> kept = before.firing_incidents();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].id, "DataStarved/job-a/0");
+
+  // The restarted evaluator: breached again, it fires at once (no second
+  // `for`), with the original times, and notifies nobody.
+  AlertEvaluator after({starved(2)});
+  after.resume(kept, 60 * kS);
+  EXPECT_TRUE(after.evaluate(one_rank(0.6, 10)).empty());
+  const std::vector<Alert> resumed = after.take_resumed();
+  ASSERT_EQ(resumed.size(), 1u);
+  EXPECT_EQ(resumed[0].phase, AlertPhase::kFiring);
+  EXPECT_EQ(resumed[0].active_since_ns, kT0);
+  EXPECT_EQ(resumed[0].fired_at_ns, kT0 + 2 * kS);
+  EXPECT_TRUE(after.take_resumed().empty());
+  EXPECT_EQ(after.firing_incidents(), kept);
+  // The incident's end is notified as usual.
+  const auto resolved = after.evaluate(one_rank(0.05, 11));
+  ASSERT_EQ(resolved.size(), 1u);
+  EXPECT_EQ(resolved[0].phase, AlertPhase::kResolved);
+  EXPECT_TRUE(after.firing_incidents().empty());
+  // A later breach is a new incident, notified.
+  after.evaluate(one_rank(0.6, 12));
+  EXPECT_EQ(after.evaluate(one_rank(0.6, 14)).size(), 1u);
+}
+
+TEST(AlertEvaluatorTest, AnIncidentNotBackInTimeIsForgottenAndANewBreachNotifies) {
+  AlertEvaluator e({starved(0)});
+  e.resume({{"DataStarved/job-a/0", kT0 - 100 * kS, kT0 - 90 * kS}}, 30 * kS);
+  EXPECT_TRUE(e.evaluate(one_rank(0.1, 0)).empty());
+  EXPECT_EQ(e.firing_incidents().size(), 1u);  // still remembered
+  EXPECT_TRUE(e.evaluate(one_rank(0.1, 30)).empty());
+  EXPECT_TRUE(e.firing_incidents().empty());
+  const auto fired = e.evaluate(one_rank(0.6, 31));
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0].active_since_ns, kT0 + 31 * kS);
+  EXPECT_TRUE(e.take_resumed().empty());
+}
+
 TEST(AlertEvaluatorTest, ResolvedAlertsAreForgottenAfterRetention) {
   AlertEvaluator e({starved(0)}, 10 * kS);
   e.evaluate(one_rank(0.6, 0));

@@ -26,6 +26,41 @@ TEST(EngineState, ActiveThenSilentThenForgotten) {
   EXPECT_EQ(s->stats.ranks, 0u);
 }
 
+TEST(EngineState, FinishedJobsAreForgottenAfterForgetAfterAndCounted) {
+  Harness h(small_config());
+  const std::uint64_t idle_memory = h.tick(kT0)->stats.approx_memory_bytes;
+  // Job "a": both ranks finish at 1 s. Job "b": rank 0 finishes at 1 s,
+  // rank 1 goes on.
+  auto a0 = h.source(100, ProcessRole::kMain, "a", 0);
+  auto a1 = h.source(101, ProcessRole::kMain, "a", 1);
+  auto b0 = h.source(102, ProcessRole::kMain, "b", 0);
+  auto b1 = h.source(103, ProcessRole::kMain, "b", 1);
+  for (auto* src : {&a0, &a1, &b0}) {
+    h.engine.ingest(src->take(kT0 + ms(500)), kT0 + ms(500));
+    h.engine.ingest(src->take(kT0 + sec(1), true), kT0 + sec(1));
+  }
+  for (std::int64_t t = 1; t <= 62; ++t)
+    h.engine.ingest(b1.take(kT0 + sec(t)), kT0 + sec(t));
+  auto s = h.tick(kT0 + sec(60));
+  EXPECT_NE(s->find_job("a"), nullptr);
+  EXPECT_EQ(s->stats.forgotten_ranks, 0u);
+  s = h.tick(kT0 + sec(61));
+  EXPECT_EQ(s->find_job("a"), nullptr);
+  ASSERT_NE(s->find_job("b"), nullptr);
+  EXPECT_EQ(find_rank(*s, "b", 0), nullptr);
+  EXPECT_NE(find_rank(*s, "b", 1), nullptr);
+  EXPECT_EQ(s->stats.forgotten_ranks, 3u);
+  EXPECT_EQ(s->stats.forgotten_jobs, 1u);
+  EXPECT_EQ(s->stats.ranks, 1u);
+  // Job "b" goes once its last rank has been silent for forget_after.
+  s = h.tick(kT0 + sec(62) + sec(60));
+  EXPECT_EQ(s->find_job("b"), nullptr);
+  EXPECT_EQ(s->stats.forgotten_ranks, 4u);
+  EXPECT_EQ(s->stats.forgotten_jobs, 2u);
+  EXPECT_EQ(s->stats.ranks, 0u);
+  EXPECT_LE(s->stats.approx_memory_bytes, idle_memory + 4096);
+}
+
 TEST(EngineState, FinishedWhenEveryProcessSentItsFinalBatch) {
   Harness h(small_config());
   auto main = h.source(100);

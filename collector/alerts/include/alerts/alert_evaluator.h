@@ -17,6 +17,14 @@
 
 namespace stallwatch::collector {
 
+// An alert that was firing, as remembered across a restart.
+struct FiringIncident {
+  std::string id;
+  std::int64_t active_since_ns = 0;
+  std::int64_t fired_at_ns = 0;
+  bool operator==(const FiringIncident&) const = default;
+};
+
 // Judges the alert rules against each engine snapshot and keeps one
 // AlertState per (rule, job, rank) that is pending, firing or recently
 // resolved.
@@ -27,6 +35,11 @@ namespace stallwatch::collector {
 // finished. Ranks younger than the rule's warm-up (watermark - start, agent
 // clock) are not judged. A rank or job that leaves the snapshot resolves its
 // alerts at once. Resolved alerts are listed for `resolved_retention_ns`.
+//
+// Incidents that were firing before a restart (resume()) are not notified
+// again: an instance that breaches again with the same id within
+// `forget_after_ns` of the first evaluation resumes firing with its original
+// times, and is reported by take_resumed() instead of evaluate().
 //
 // Pure: time is the snapshot's `now_ns`; no threads, sockets or clocks.
 // Not thread-safe: the daemon's tick thread owns it. Memory is bounded by
@@ -47,6 +60,13 @@ class AlertEvaluator {
   std::vector<Alert> alerts() const;
 
   const std::vector<AlertRule>& rules() const { return rules_; }
+
+  // Before the first evaluate(): what was firing before a restart.
+  void resume(std::vector<FiringIncident> incidents, std::int64_t forget_after_ns);
+  // The firing alerts, by id: what a restart should resume.
+  std::vector<FiringIncident> firing_incidents() const;
+  // Alerts that resumed firing since the last call (not notified).
+  std::vector<Alert> take_resumed();
 
  private:
   using Key = std::tuple<std::size_t, std::string, std::int32_t>;  // rule, job, rank (-1: job)
@@ -74,6 +94,10 @@ class AlertEvaluator {
   std::int64_t resolved_retention_ns_;
   std::size_t max_resolved_;
   std::map<Key, Instance> instances_;
+  std::map<std::string, FiringIncident> resumable_;  // by id
+  std::int64_t forget_after_ns_ = 0;
+  std::optional<std::int64_t> forget_at_ns_;  // set by the first evaluation
+  std::vector<Alert> resumed_;
 };
 
 }  // namespace stallwatch::collector

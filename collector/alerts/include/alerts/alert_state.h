@@ -43,6 +43,9 @@ class AlertState {
   // The subject is gone (rank forgotten): a firing alert resolves at once, a
   // pending one is cancelled.
   AlertTransition vanish(std::int64_t now_ns);
+  // Firing again as the same incident, with its original times (after a
+  // restart): no transition to notify.
+  void resume_firing(std::int64_t active_since_ns, std::int64_t fired_at_ns);
 
   AlertPhase phase() const { return phase_; }
   bool active() const { return phase_ == AlertPhase::kPending || phase_ == AlertPhase::kFiring; }

@@ -20,13 +20,21 @@ namespace stallwatch::collector {
 // firing/resolved notifications (never waiting for a sink) and returns the
 // alerts as the API shows them. Owned by the Daemon; on_tick() and
 // stop() from the tick/main thread, sink_stats() from any thread.
+//
+// With a `state_path`, the firing alerts are kept in that file whenever they
+// change, and read back at construction: after a restart an alert of the same
+// rule, job and rank that breaches again within kResumeWithin resumes firing
+// with its original times, without a second notification (Alertmanager sinks
+// keep re-sending it with the same startsAt).
 class Alerting {
  public:
   // `config` must pass validate() for the engine's `windows_ns`; `base_url`
   // is where links in notifications point (the dashboard), without a
   // trailing slash.
+  static constexpr std::int64_t kResumeWithin = 600'000'000'000;  // 10 min
+
   Alerting(const AlertsConfig& config, const std::vector<std::int64_t>& windows_ns,
-           std::string base_url);
+           std::string base_url, std::string state_path = {});
   ~Alerting();
   Alerting(const Alerting&) = delete;
   Alerting& operator=(const Alerting&) = delete;
@@ -41,8 +49,13 @@ class Alerting {
   std::size_t rule_count() const { return evaluator_.rules().size(); }
 
  private:
+  void save_firing();
+
   std::vector<std::string> skipped_defaults_;
   AlertEvaluator evaluator_;
+  std::string state_path_;
+  std::vector<FiringIncident> saved_;  // as last written to state_path_
+  std::string save_error_;             // the last failure, logged once
   std::vector<std::unique_ptr<SinkWorker>> sinks_;
 };
 

@@ -53,6 +53,9 @@ class SinkWorker {
   void start();
   // False when the queue was full (the notification is dropped and counted).
   bool enqueue(const Alert& alert);
+  // An alert that resumed firing after a restart: not notified now, only
+  // re-delivered with the firing set every repeat_interval.
+  void resume(const Alert& alert);
   // Waits up to `drain` for queued notifications to go out, then stops.
   void stop(std::chrono::milliseconds drain = std::chrono::milliseconds(2000));
 

@@ -280,6 +280,10 @@ struct EngineStats {
   std::uint64_t events_processed = 0;
   std::uint64_t late_events = 0;
   std::uint64_t evicted_ranks = 0;
+  // Finished or silent for EngineConfig::forget_after_ns, and dropped; a job
+  // is forgotten with its last rank.
+  std::uint64_t forgotten_ranks = 0;
+  std::uint64_t forgotten_jobs = 0;
   std::uint64_t rejected_sources = 0;  // over max_ranks / max_sources_per_rank
   std::uint64_t approx_memory_bytes = 0;
 };
