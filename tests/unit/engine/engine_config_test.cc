@@ -53,5 +53,13 @@ TEST(EngineConfig, TotalsMayBeTheVerdictWindow) {
   EXPECT_EQ(validate(c), "");
 }
 
+TEST(EngineConfig, FirstUnorderedBoundIsWhereTheHistogramBoundsStopAscending) {
+  EXPECT_EQ(first_unordered_bound({}), 0u);
+  EXPECT_EQ(first_unordered_bound({1, 2, 3}), 3u);
+  EXPECT_EQ(first_unordered_bound({0, 2}), 0u);
+  EXPECT_EQ(first_unordered_bound({1, 5, 5}), 2u);
+  EXPECT_EQ(first_unordered_bound({3, 2, 1}), 1u);
+}
+
 }  // namespace
 }  // namespace stallwatch::collector

@@ -93,4 +93,11 @@ struct EngineConfig {
 // Returns an empty string when valid, else what is wrong (naming the field).
 std::string validate(const EngineConfig& config);
 
+// The most bounds EngineConfig::step_histogram_bounds_ns may have.
+inline constexpr std::size_t kMaxStepHistogramBounds = 64;
+// The index of the first of `bounds_ns` that is not positive or not above
+// the one before it; bounds_ns.size() when every one is (the order
+// step_histogram_bounds_ns needs).
+std::size_t first_unordered_bound(const std::vector<std::int64_t>& bounds_ns);
+
 }  // namespace stallwatch::collector
