@@ -5,9 +5,11 @@ A rank's ``steps`` over the run must equal the batches it trained: with
 the zero-code path (``python -m stallwatch.run`` over scenarios/torch_train.py,
 with and without an optimizer, over several epochs) and with the ``ai`` API
 (scenarios/ai_loop.py: 3 epochs x 2 steps, epochs as ``epoch.iter`` regions
-or as metadata marks). The fetch that brings a loop's first batch comes before
-its first step mark; it starts that step and must not count as one more, and
-the wait that ends each epoch's loop brought no batch.
+or as metadata marks; scenarios/ai_fetch_loop.py: no epoch marker at all, only
+``ai.dataloader.fetch.iter`` and ``ai.update(step=...)``). The fetch that brings a loop's first
+batch comes before its first step mark; it starts that step and must not count
+as one more, and the wait that ends each epoch's loop brought no batch: the
+timeline marks it ``loop_end`` on both paths.
 """
 
 from __future__ import annotations
@@ -79,6 +81,17 @@ def test_ai_api_steps_are_the_batches_trained(daemon, tmp_path, metadata):
     assert total["steps"] == 6, total  # 3 epochs x 2 batches
 
 
+@pytest.mark.parametrize("loops,batches", [(1, 7), (2, 5)], ids=["1x7", "2x5"])
+def test_ai_api_steps_without_an_epoch_marker_are_the_batches_trained(daemon, loops, batches):
+    base, ingest = daemon
+    job = f"steps-ai-no-epoch-{loops}x{batches}"
+    run(ingest, job, [os.path.join(SCENARIOS, "ai_fetch_loop.py"), str(loops), str(batches)])
+    rank = finished_rank(base, job)
+    assert rank["step"] == batches - 1  # ai.update(step=...) from enumerate
+    total = rank["windows"]["total"]
+    assert total["steps"] == loops * batches, total
+
+
 def test_the_timeline_marks_the_waits_that_ended_a_loop(daemon, tmp_path):
     base, ingest = daemon
     job = "steps-ai-timeline"
@@ -90,3 +103,15 @@ def test_the_timeline_marks_the_waits_that_ended_a_loop(daemon, tmp_path):
     # pydftracer counts 6 fetch waits and 3 epoch waits; each loop's last wait is marked.
     assert sorted(ended) == sorted([("fetch.iter", False)] * 6 + [("fetch.iter", True)] * 3 +
                                    [("epoch.iter", False)] * 3 + [("epoch.iter", True)])
+
+
+def test_the_timeline_marks_the_zero_code_loop_ending_waits(daemon):
+    base, ingest = daemon
+    job = "steps-zero-code-timeline"
+    run(ingest, job, ["-m", "stallwatch.run", os.path.join(SCENARIOS, "torch_train.py"),
+                      "--epochs", "2", "--batches", "3"])
+    finished_rank(base, job)
+    timeline = get_json(f"{base}/api/v1/jobs/{job}/ranks/0/timeline?seconds=60")
+    ended = [r["loop_end"] for r in timeline["regions"] if r["name"] == "fetch.iter"]
+    # 3 fetches that brought a batch per epoch, then the wait that ended the epoch's loop.
+    assert sorted(ended) == [False] * 6 + [True] * 2

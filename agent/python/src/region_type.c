@@ -114,6 +114,13 @@ static PyObject* region_exit(PyObject* self, PyObject* const* args, Py_ssize_t n
   Py_RETURN_NONE;
 }
 
+static PyObject* region_exit_exhausted(PyObject* self, PyObject* unused) {
+  (void)unused;
+  sw_region_t token = swpy_stack_pop(as_region(self)->id);
+  if (token != 0) sw_region_end_value(token, SW_END_LOOP_EXHAUSTED);
+  Py_RETURN_NONE;
+}
+
 static PyObject* region_active(PyObject* self, PyObject* unused) {
   (void)unused;
   return PyBool_FromLong(swpy_stack_contains(as_region(self)->id));
@@ -168,6 +175,9 @@ static PyObject* region_exit_tuple(PyObject* self, PyObject* args) {
   "Closes this thread's innermost open region of self; never suppresses exceptions."
 #define SW_REGION_OTHER_METHODS                                                                    \
   {"__enter__", region_enter, METH_NOARGS, "Opens the region on this thread; returns self."},      \
+      {"_exit_exhausted", region_exit_exhausted, METH_NOARGS,                                      \
+       "Closes this thread's innermost open region of self as the wait that ended its loop "       \
+       "(END_LOOP_EXHAUSTED: no item came)."},                                                     \
       {"active", region_active, METH_NOARGS, "True when this thread has an open region of self."}, \
       {"_ids", region_ids, METH_NOARGS,                                                            \
        "(cat_id, name_id) as interned by the agent; 0 when not recorded."},

@@ -46,6 +46,9 @@ class _NoOpRegion:
     def __exit__(self, *exc: Any) -> None:
         return None
 
+    def _exit_exhausted(self) -> None:
+        return None
+
     def active(self) -> bool:
         return False
 

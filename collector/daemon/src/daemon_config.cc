@@ -286,13 +286,17 @@ std::string apply_prometheus(const toml::value& t, DaemonConfig& c) {
     buckets.clear();
     for (const auto& n : names) {
       const auto ns = parse_duration(n);
-      if (!ns || *ns <= 0 || (!buckets.empty() && *ns <= buckets.back())) {
-        return s.error("step_histogram_buckets",
-                       "'" + n + "' is not a duration longer than the bucket before it");
-      }
+      if (!ns) return s.error("step_histogram_buckets", duration_problem(n));
       buckets.push_back(*ns);
     }
-    if (buckets.size() > 64) return s.error("step_histogram_buckets", "at most 64 buckets");
+    if (const std::size_t i = first_unordered_bound(buckets); i < buckets.size()) {
+      return s.error("step_histogram_buckets",
+                     "'" + names[i] + "' is not a duration longer than the bucket before it");
+    }
+    if (buckets.size() > kMaxStepHistogramBounds) {
+      return s.error("step_histogram_buckets",
+                     "at most " + std::to_string(kMaxStepHistogramBounds) + " buckets");
+    }
   }
   if (histogram) {
     c.engine.step_histogram_bounds_ns = std::move(buckets);

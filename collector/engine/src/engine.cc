@@ -45,7 +45,7 @@ struct Engine::Impl {
         clocks(config.clock_window_ns, config.clock_warning_ns) {
     special.step_mark = names.intern(config.step_mark);
     special.epoch_start = names.intern(config.epoch_start_mark);
-    special.epoch_body = names.intern(detail::kEpochBodyRegion);
+    special.epoch_body = names.intern(config.epoch_body_region);
     special.batch_size = names.intern(config.batch_size_counter);
     for (std::size_t k = 0; k < kGpuCounterCount; ++k)
       special.gpu_counters[k] = names.intern(agent_counter_name(static_cast<GpuCounter>(k)));

@@ -13,7 +13,6 @@ namespace {
 // Bounds that keep per-rank memory sane whatever the configuration says.
 constexpr std::int64_t kMaxHistoryCells = 1'000'000;
 constexpr std::int64_t kMaxPendingCells = 100'000;
-constexpr std::size_t kMaxStepHistogramBounds = 64;
 
 std::string positive(std::string_view field, std::int64_t value) {
   if (value > 0) return {};
@@ -26,6 +25,13 @@ std::string ratio(std::string_view field, double value) {
 }
 
 }  // namespace
+
+std::size_t first_unordered_bound(const std::vector<std::int64_t>& bounds_ns) {
+  for (std::size_t i = 0; i < bounds_ns.size(); ++i) {
+    if (bounds_ns[i] <= 0 || (i > 0 && bounds_ns[i] <= bounds_ns[i - 1])) return i;
+  }
+  return bounds_ns.size();
+}
 
 std::string validate(const EngineConfig& c) {
   const std::int64_t res = c.resolution_ns;
@@ -84,14 +90,13 @@ std::string validate(const EngineConfig& c) {
     return "step_histogram_bounds_ns has more than " + std::to_string(kMaxStepHistogramBounds) +
            " bounds";
   }
-  for (std::size_t i = 0; i < c.step_histogram_bounds_ns.size(); ++i) {
-    const std::int64_t b = c.step_histogram_bounds_ns[i];
-    if (b <= 0 || (i > 0 && b <= c.step_histogram_bounds_ns[i - 1])) {
-      return "step_histogram_bounds_ns must be positive and ascending, got " + std::to_string(b) +
-             " at [" + std::to_string(i) + "]";
-    }
+  if (const std::size_t i = first_unordered_bound(c.step_histogram_bounds_ns);
+      i < c.step_histogram_bounds_ns.size()) {
+    return "step_histogram_bounds_ns must be positive and ascending, got " +
+           std::to_string(c.step_histogram_bounds_ns[i]) + " at [" + std::to_string(i) + "]";
   }
   if (c.step_mark.empty()) return "step_mark must not be empty";
+  if (c.epoch_body_region.empty()) return "epoch_body_region must not be empty";
   if (c.clock_window_ns < kNsPerSecond || c.clock_window_ns % kNsPerSecond != 0 ||
       c.clock_window_ns > 3600 * kNsPerSecond) {
     return "clock_window_ns must be whole seconds between 1 s and 1 h, got " +

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "batch_coverage.h"
@@ -27,11 +26,6 @@
 #include "window_finalizer.h"
 
 namespace stallwatch::collector::detail {
-
-// The region a pydftracer-style `ai.pipeline.epoch.iter(...)` loop opens
-// around each epoch's body: its Begin starts an epoch as an epoch-start mark
-// does (for step counting; it carries no epoch number).
-inline constexpr std::string_view kEpochBodyRegion = "epoch.block";
 
 // Name ids the engine gives a meaning to (interned once at construction).
 struct SpecialNames {

@@ -26,9 +26,10 @@ void StepTracker::add_batch_size(std::int64_t ts, double value) {
   counters_.insert(it, Counter{ts, value});
 }
 
-void StepTracker::forget_before(std::int64_t until, std::pair<bool, std::int64_t> last_step) {
-  has_last_step_ = last_step.first;
-  last_step_ts_ = last_step.second;
+void StepTracker::forget_before(std::int64_t until, WalkEnd end) {
+  has_last_step_ = end.has_prev;
+  last_step_ts_ = end.prev;
+  fallback_before_mark_ = end.fallback_before_mark;
   auto steps_end = std::lower_bound(pending_.begin(), pending_.end(), until,
                                     [](const Pending& p, std::int64_t v) { return p.ts < v; });
   pending_.erase(pending_.begin(), steps_end);

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <utility>
 #include <vector>
 
 namespace stallwatch::collector::detail {
@@ -16,10 +15,14 @@ namespace stallwatch::collector::detail {
 // loop: no batch came). Fallback steps count only before the rank's first
 // step or epoch-start mark (by time), so the result does not depend on
 // arrival order, and a rank that marks its loop is counted by its step marks
-// alone: the fetch that brought its first batch precedes the first step
-// mark, but it starts that step rather than being one. A step's duration is
-// the time since the previous step of the rank; its samples are the batch
-// size in force (latest COUNTER by time, at or before the step).
+// alone. A fallback step counts the batch its fetch brought, a step mark the
+// batch whose step it ends, so when the rank's first mark is a step mark
+// with fallback steps before it (a loop with no epoch marker: the fetch that
+// brought the first batch precedes the first step mark), that mark ends the
+// step its fetch already counted: it is not a step, but the next step's
+// duration runs from it. A step's duration is the time since the previous
+// step of the rank; its samples are the batch size in force (latest COUNTER
+// by time, at or before the step).
 //
 // Single-threaded, owned by one TrainingProgress; WindowFinalizer hands
 // finalized steps on to the windows and forgets them here.
@@ -62,10 +65,16 @@ class StepTracker {
     double value;
   };
 
-  // Returns the time of the last counted step walked (or the previous one).
+  // Where a walk left off: the time the next step's duration runs from, and
+  // whether a fallback step was counted.
+  struct WalkEnd {
+    bool has_prev;
+    std::int64_t prev;
+    bool fallback_before_mark;
+  };
   template <class Fn>
-  std::pair<bool, std::int64_t> walk(std::int64_t until, Fn& fn) const;
-  void forget_before(std::int64_t until, std::pair<bool, std::int64_t> last_step);
+  WalkEnd walk(std::int64_t until, Fn& fn) const;
+  void forget_before(std::int64_t until, WalkEnd end);
 
   std::vector<Pending> pending_;   // sorted by ts, stable for equal ts
   std::vector<Counter> counters_;  // sorted by ts, stable for equal ts
@@ -73,21 +82,30 @@ class StepTracker {
   bool has_final_batch_size_ = false;
   double final_batch_size_ = 0;  // latest counter already forgotten
   bool has_last_step_ = false;
-  std::int64_t last_step_ts_ = 0;  // latest finalized step
+  std::int64_t last_step_ts_ = 0;      // latest finalized step (or first mark not counted)
+  bool fallback_before_mark_ = false;  // a fallback step was finalized
   // The first step or epoch-start mark: fetch ends before it are steps.
   std::int64_t first_mark_ts_ = std::numeric_limits<std::int64_t>::max();
 };
 
 template <class Fn>
-std::pair<bool, std::int64_t> StepTracker::walk(std::int64_t until, Fn& fn) const {
+StepTracker::WalkEnd StepTracker::walk(std::int64_t until, Fn& fn) const {
   bool has_prev = has_last_step_;
   std::int64_t prev = last_step_ts_;
+  bool fallback_before_mark = fallback_before_mark_;
   bool has_size = has_final_batch_size_;
   double size = final_batch_size_;
   std::size_t c = 0;
   for (const Pending& p : pending_) {
     if (p.ts >= until) break;
     if (p.fallback && p.ts >= first_mark_ts_) continue;
+    if (!p.fallback && p.ts == first_mark_ts_ && fallback_before_mark) {
+      fallback_before_mark = false;  // only this first mark is not a step
+      has_prev = true;
+      prev = p.ts;
+      continue;
+    }
+    fallback_before_mark = fallback_before_mark || p.fallback;
     for (; c < counters_.size() && counters_[c].ts <= p.ts; ++c) {
       has_size = true;
       size = counters_[c].value;
@@ -101,7 +119,7 @@ std::pair<bool, std::int64_t> StepTracker::walk(std::int64_t until, Fn& fn) cons
     has_prev = true;
     prev = p.ts;
   }
-  return {has_prev, prev};
+  return {has_prev, prev, fallback_before_mark};
 }
 
 template <class Fn>

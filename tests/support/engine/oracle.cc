@@ -326,7 +326,7 @@ std::vector<WindowMetrics> Oracle::windows() const {
     const std::int64_t step_lo = w == 0 ? std::numeric_limits<std::int64_t>::min() : t - w;
     for (std::size_t s = 0; s < steps.size(); ++s) {
       const std::int64_t ts = steps[s].first;
-      if (ts < step_lo || ts >= t) continue;
+      if (ts < step_lo || ts >= t || !steps[s].second) continue;
       ++count;
       if (s > 0) durations.push_back(ts - steps[s - 1].first);
       samples += batch_size_at(ts);
@@ -393,6 +393,16 @@ std::vector<std::pair<std::int64_t, bool>> Oracle::counted_steps() const {
   std::stable_sort(steps.begin(), steps.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::erase_if(steps, [&](const auto& s) { return s.second && s.first >= first_mark_; });
+  bool fallback_before = false;
+  for (auto& [ts, is_step] : steps) {
+    const bool fallback = is_step;
+    is_step = true;
+    if (!fallback && ts == first_mark_ && fallback_before) {
+      is_step = false;  // ends the step its fetch counted
+      fallback_before = false;
+    }
+    fallback_before = fallback_before || fallback;
+  }
   return steps;
 }
 
@@ -445,6 +455,7 @@ FinalizedTotals Oracle::finalized() const {
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const std::int64_t ts = steps[s].first;
     if (horizon_ == kNone || ts >= horizon_) break;
+    if (!steps[s].second) continue;
     ++f.steps;
     f.samples += batch_size_at(ts);
     if (s == 0) continue;

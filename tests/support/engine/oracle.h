@@ -79,7 +79,10 @@ class Oracle {
   // The live mask of [from, to) (microsecond indices from start_) painted into `out`.
   void paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const;
   bool real_device() const;
-  // steps_ in time order, without the fallback steps the first mark rules out.
+  // steps_ in time order, without the fallback steps the first mark rules
+  // out, as (ts, is a step): the first step mark after fallback steps is not
+  // a step (it ends the step its fetch counted), but the next step's
+  // duration runs from it.
   std::vector<std::pair<std::int64_t, bool>> counted_steps() const;
   // The batch size in force at `ts` (0 before any).
   double batch_size_at(std::int64_t ts) const;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -171,6 +173,60 @@ TEST(AnalyzeCommand, MalformedRecordsAreReportedButDoNotFailTheRun) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find(path + ":3:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("1 malformed"), std::string::npos) << r.out;
+}
+
+// pydftracer's AI logging of `for epoch in ai.pipeline.epoch.iter(...)` around
+// `for batch in ai.dataloader.fetch.iter(...)`: per epoch an epoch.iter wait
+// and an epoch.block body, per batch a fetch.iter wait and a fetch.block body
+// (no event for a loop's ending wait, no step marks). Each fetch.iter on the
+// training thread is one batch trained: the steps are exactly the batches.
+TEST(AnalyzeCommand, APydftracerAiTraceCountsOneStepPerBatchTrained) {
+  constexpr int kEpochs = 3, kBatches = 4;
+  constexpr std::int64_t kPid = 700;
+  struct Row {
+    const char* cat;
+    const char* name;
+    std::int64_t start, end;
+  };
+  std::vector<Row> rows;
+  std::int64_t t = 1'700'000'000'000'000;  // microseconds
+  for (int e = 0; e < kEpochs; ++e) {
+    rows.push_back({"pipeline", "epoch.iter", t, t + 50});
+    const std::int64_t epoch_start = t += 50;
+    for (int b = 0; b < kBatches; ++b) {
+      rows.push_back({"dataloader", "fetch.iter", t, t + 2'000});
+      t += 2'000;
+      rows.push_back({"compute", "compute", t + 100, t + 4'100});
+      rows.push_back({"dataloader", "fetch.block", t, t + 5'000});
+      t += 5'000;
+    }
+    rows.push_back({"pipeline", "epoch.block", epoch_start, t});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.end < b.end; });
+  std::ostringstream out;
+  out << "[\n";
+  int id = 0;
+  for (const Row& r : rows) {
+    out << R"({"id":)" << id++ << R"(,"name":")" << r.name << R"(","cat":")" << r.cat
+        << R"(","pid":)" << kPid << R"(,"tid":)" << kPid << R"(,"ts":)" << r.start << R"(,"dur":)"
+        << (r.end - r.start) << R"(,"ph":"X"})"
+        << "\n";
+  }
+  out << "]\n";
+  TempDir dir;
+  const CommandRun r = analyze({dir.write("trace-0-of-1.pfw", out.str()), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& rank = doc.at("stallwatch").at("jobs").at(0).at("ranks").at(0);
+  bool whole_run = false;
+  for (const auto& w : rank.at("windows")) {
+    if (w.at("window_seconds").get<double>() != 0) continue;
+    whole_run = true;
+    EXPECT_EQ(w.at("steps").get<int>(), kEpochs * kBatches) << w.dump();
+  }
+  EXPECT_TRUE(whole_run) << rank.dump();
+  EXPECT_EQ(doc.at("dfanalyzer").at("ops").at("fetch").get<int>(), kEpochs * kBatches);
 }
 
 }  // namespace

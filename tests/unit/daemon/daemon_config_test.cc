@@ -220,7 +220,12 @@ TEST(ApplyToml, PrometheusErrorsNameTheKey) {
         Case{"[prometheus]\njob_windows = []\n", "prometheus.job_windows"},
         Case{"[prometheus]\nrank_activity = \"yes\"\n", "prometheus.rank_activity"},
         Case{"[prometheus]\nstep_histogram_buckets = [\"1s\", \"500ms\"]\n",
-             "prometheus.step_histogram_buckets"},
+             "prometheus.step_histogram_buckets: '500ms' is not a duration longer than the bucket "
+             "before it"},
+        Case{"[prometheus]\nstep_histogram_buckets = [\"0s\"]\n",
+             "prometheus.step_histogram_buckets: '0s' is not a duration longer"},
+        Case{"[prometheus]\nstep_histogram_buckets = [\"soon\"]\n",
+             "prometheus.step_histogram_buckets: 'soon'"},
         Case{"[prometheus]\nper_rank_window = []\n", "prometheus.per_rank_window"}}) {
     DaemonConfig c = default_daemon_config();
     const std::string err = apply_toml(k.toml, "p.toml", c);

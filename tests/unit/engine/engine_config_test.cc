@@ -29,6 +29,7 @@ TEST(EngineConfig, ErrorsNameTheField) {
       {[](EngineConfig& c) { c.max_ranks = 0; }, "max_ranks"},
       {[](EngineConfig& c) { c.max_sources_per_rank = 70000; }, "max_sources_per_rank"},
       {[](EngineConfig& c) { c.step_mark.clear(); }, "step_mark"},
+      {[](EngineConfig& c) { c.epoch_body_region.clear(); }, "epoch_body_region"},
       {[](EngineConfig& c) {
          c.step_histogram_bounds_ns = {2, 1};
        },
@@ -50,6 +51,14 @@ TEST(EngineConfig, TotalsMayBeTheVerdictWindow) {
   EngineConfig c;
   c.verdict_window_ns = 0;
   EXPECT_EQ(validate(c), "");
+}
+
+TEST(EngineConfig, FirstUnorderedBoundIsWhereTheHistogramBoundsStopAscending) {
+  EXPECT_EQ(first_unordered_bound({}), 0u);
+  EXPECT_EQ(first_unordered_bound({1, 2, 3}), 3u);
+  EXPECT_EQ(first_unordered_bound({0, 2}), 0u);
+  EXPECT_EQ(first_unordered_bound({1, 5, 5}), 2u);
+  EXPECT_EQ(first_unordered_bound({3, 2, 1}), 1u);
 }
 
 }  // namespace

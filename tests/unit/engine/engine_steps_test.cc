@@ -45,8 +45,82 @@ TEST(EngineSteps, FetchEndsOnTheMainThreadCountUntilTheFirstStepMark) {
   const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(25)), "job", 0);
   ASSERT_NE(r, nullptr);
   const WindowMetrics& total = window(*r, 0);
-  EXPECT_EQ(total.steps, 5u);  // 5, 10, 15 (fetch ends), then marks 18, 24
-  EXPECT_NEAR(total.step_seconds_p50, 0.005, 1e-12);
+  // Fetch ends 5, 10, 15 and mark 24: the mark at 18 ends the step whose
+  // batch the fetch ending at 15 brought.
+  EXPECT_EQ(total.steps, 4u);
+  EXPECT_NEAR(total.step_seconds_p50, 0.005, 1e-12);  // 5, 5, then 6 from the mark at 18
+}
+
+// The `ai` API with no epoch marker: per batch a fetch.iter wait, then the
+// body (a fetch.block region) that ends with a step mark from
+// ai.update(step=...); the iterator's last wait ends the loop. Batches are
+// sent mid-step, so the first fetch is finalized before the first step mark
+// arrives.
+TEST(EngineSteps, AnAiLoopWithoutEpochMarkersCountsOneStepPerBatchTrained) {
+  constexpr int kBatches = 10;
+  Harness h(small_config());
+  auto main = h.source(100);
+  const std::int64_t t0 = kT0 + ms(1);
+  std::uint32_t region = 1;
+  for (int b = 0; b <= kBatches; ++b) {
+    const std::int64_t at = t0 + ms(8 * b);
+    const std::uint32_t fetch = region++;
+    main.begin("dataloader", "fetch.iter", at, fetch);
+    if (b == kBatches) {
+      main.end(at + ms(1), fetch, 0, wire::kEndLoopExhausted);
+      h.send(main.take(at + ms(1)));
+      break;
+    }
+    main.end(at + ms(1), fetch);
+    const std::uint32_t body = region++;
+    main.begin("dataloader", "fetch.block", at + ms(1), body)
+        .complete("compute", "forward", at + ms(1), ms(6));
+    h.send(main.take(at + ms(7)));
+    h.tick(at + ms(7));
+    main.mark("step", at + ms(7), b).end(at + ms(7) + us(10), body);
+  }
+  const RankSnapshot* r = find_rank(*h.tick(t0 + ms(8 * kBatches + 1)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->step, kBatches - 1);
+  const WindowMetrics& total = window(*r, 0);
+  EXPECT_EQ(total.steps, static_cast<std::uint64_t>(kBatches));
+  EXPECT_NEAR(total.step_seconds_p50, 0.008, 1e-12);
+  EXPECT_NEAR(total.step_seconds_p95, 0.008, 1e-12);
+  // Step marks at 8, 16, ..., 80 ms; windows end at 82 ms.
+  EXPECT_EQ(window(*r, ms(30)).steps, 4u);
+  EXPECT_EQ(window(*r, ms(10)).steps, 2u);
+}
+
+// A configured epoch body region starts an epoch as `epoch.block` does by
+// default: fetch ends after it are not steps. Here the step mark of a batch
+// comes after the next fetch (as when it is counted at the next fetch).
+TEST(EngineSteps, TheEpochBodyRegionIsConfigurable) {
+  constexpr int kBatches = 6;
+  auto steps_with = [&](const EngineConfig& c) {
+    Harness h(c);
+    auto main = h.source(100);
+    std::int64_t at = kT0 + ms(1);
+    std::uint32_t region = 1;
+    const std::uint32_t epoch = region++;
+    main.begin("pipeline", "train.block", at, epoch);
+    for (int b = 0; b <= kBatches; ++b) {
+      const std::uint32_t fetch = region++;
+      main.begin("dataloader", "fetch.iter", at, fetch);
+      at += ms(1);
+      main.end(at, fetch, 0, b == kBatches ? wire::kEndLoopExhausted : 0);
+      if (b > 0) main.mark("step", at + us(100), b);
+      at += ms(3);
+    }
+    main.end(at, epoch);
+    h.send(main.take(at));
+    const RankSnapshot* r = find_rank(*h.tick(at + ms(1)), "job", 0);
+    return r == nullptr ? std::uint64_t{0} : window(*r, 0).steps;
+  };
+  EngineConfig c = small_config();
+  c.epoch_body_region = "train.block";
+  EXPECT_EQ(steps_with(c), static_cast<std::uint64_t>(kBatches));
+  // Not recognised, the region starts nothing: the first two fetches count.
+  EXPECT_EQ(steps_with(small_config()), static_cast<std::uint64_t>(kBatches + 1));
 }
 
 // The zero-code loop: an epoch-start mark, then per batch a fetch wait and a

@@ -32,13 +32,51 @@ TEST(StepTracker, FallbackStepsCountOnlyBeforeTheFirstMark) {
   StepTracker t;
   t.add_fetch_end(5);
   t.add_fetch_end(20);
-  t.add_mark(12);
+  t.add_epoch_start(12);
+  t.add_mark(14);
   t.add_fetch_end(25);
   auto s = pending(t, 100);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].ts_ns, 5);
-  EXPECT_EQ(s[1].ts_ns, 12);
+  EXPECT_EQ(s[1].ts_ns, 14);
+  EXPECT_EQ(s[1].duration_ns, 9);
   EXPECT_EQ(t.pending(), 3u);
+}
+
+// A loop with no epoch marker: the fetch that brought the first batch is a
+// fallback step, and the first step mark ends that same step.
+TEST(StepTracker, TheFirstStepMarkAfterFallbackStepsEndsTheStepTheyCounted) {
+  StepTracker t;
+  t.add_fetch_end(2);
+  t.add_fetch_end(5);
+  t.add_mark(12);
+  t.add_fetch_end(15);
+  t.add_mark(20);
+  t.add_mark(30);
+  auto s = pending(t, 100);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[1].ts_ns, 5);
+  EXPECT_EQ(s[2].ts_ns, 20);
+  EXPECT_EQ(s[2].duration_ns, 8);  // from the mark that ended the fetched step
+  EXPECT_EQ(s[3].duration_ns, 10);
+}
+
+TEST(StepTracker, TheFirstStepMarkIsNotAStepWhenItsFetchWasFinalizedAlready) {
+  StepTracker t;
+  t.add_fetch_end(5);
+  std::vector<StepTracker::Step> done;
+  t.finalize(10, [&](const StepTracker::Step& s) { done.push_back(s); });
+  ASSERT_EQ(done.size(), 1u);
+  t.add_mark(12);
+  t.add_mark(20);
+  t.finalize(15, [&](const StepTracker::Step& s) { done.push_back(s); });
+  EXPECT_EQ(done.size(), 1u);
+  t.finalize(100, [&](const StepTracker::Step& s) { done.push_back(s); });
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[1].ts_ns, 20);
+  EXPECT_EQ(done[1].duration_ns, 8);
+  t.add_mark(30);
+  EXPECT_EQ(pending(t, 200).size(), 1u);  // later marks are steps
 }
 
 TEST(StepTracker, BatchSizeInForceAtEachStep) {

@@ -7,7 +7,9 @@
   (``epoch.end``).
 * Each ``__next__`` of a DataLoader iterator is a ``dataloader/fetch.iter``
   region on the calling thread, open while it waits (the collector classes it
-  FETCH), followed by COUNTER ``batch_size`` from the batch.
+  FETCH), followed by COUNTER ``batch_size`` from the batch. The wait that
+  ends the loop (StopIteration) is closed with END_LOOP_EXHAUSTED, as
+  ``ai.dataloader.fetch.iter`` closes it: it brought no batch.
 * With workers, :mod:`._worker` turns the dataset's ``__getitem__`` into
   ``data/item`` regions in each worker, through a picklable ``worker_init_fn``
   wrapper; with ``num_workers=0`` only when asked (``inline_items``), since
@@ -51,15 +53,20 @@ def install_dataloader(state: TorchState = STATE, workers: bool = True, items: b
         return iterator
 
     def __next__(self: Any) -> Any:
-        with fetch:
-            try:
-                batch = original_next(self)
-            except StopIteration:
-                state.on_batch_done()
-                epoch = getattr(self, _EPOCH_ATTR, None)
-                if epoch is not None:
-                    state.on_epoch_end(epoch)
-                raise
+        fetch.__enter__()
+        try:
+            batch = original_next(self)
+        except StopIteration:
+            fetch._exit_exhausted()
+            state.on_batch_done()
+            epoch = getattr(self, _EPOCH_ATTR, None)
+            if epoch is not None:
+                state.on_epoch_end(epoch)
+            raise
+        except BaseException:
+            fetch.__exit__(None, None, None)
+            raise
+        fetch.__exit__(None, None, None)
         state.on_batch(batch_size_of(batch))
         return batch
 

@@ -72,6 +72,10 @@ struct EngineConfig {
   std::string step_mark = "step";
   std::string epoch_start_mark = "epoch.start";
   std::string epoch_end_mark = "epoch.end";
+  // The region a pydftracer-style `ai.pipeline.epoch.iter(...)` loop opens
+  // around each epoch's body: its Begin starts an epoch for step counting,
+  // as an epoch-start mark does (it carries no epoch number).
+  std::string epoch_body_region = "epoch.block";
   // COUNTER name giving samples per step.
   std::string batch_size_counter = "batch_size";
 
@@ -88,5 +92,12 @@ struct EngineConfig {
 
 // Returns an empty string when valid, else what is wrong (naming the field).
 std::string validate(const EngineConfig& config);
+
+// The most bounds EngineConfig::step_histogram_bounds_ns may have.
+inline constexpr std::size_t kMaxStepHistogramBounds = 64;
+// The index of the first of `bounds_ns` that is not positive or not above
+// the one before it; bounds_ns.size() when every one is (the order
+// step_histogram_bounds_ns needs).
+std::size_t first_unordered_bound(const std::vector<std::int64_t>& bounds_ns);
 
 }  // namespace stallwatch::collector
