@@ -43,6 +43,11 @@ bool DaemonProcess::start() {
     args.push_back("--config");
     args.push_back(path);
   }
+  const bool tls = !options_.tls_cert.empty() && !options_.tls_key.empty();
+  if (tls) {
+    args.insert(args.end(),
+                {"--http-tls-cert", options_.tls_cert, "--http-tls-key", options_.tls_key});
+  }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
 
   const pid_t pid = ::fork();
@@ -64,6 +69,7 @@ bool DaemonProcess::start() {
   return wait_until(
              [&] {
                if (!running()) return true;
+               if (tls) return log().find("dashboard and API on https://") != std::string::npos;
                return get("/healthz").status == 200;
              },
              options_.start_timeout) &&
