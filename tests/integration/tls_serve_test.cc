@@ -35,8 +35,8 @@ constexpr const char* kToken = "tls-test-token";
 
 DaemonOptions tls_daemon() {
   DaemonOptions options;
-  options.tls_cert = test_pki().server_cert;
-  options.tls_key = test_pki().server_key;
+  options.extra_args = {"--http-tls-cert", test_pki().server_cert, "--http-tls-key",
+                        test_pki().server_key};
   options.config_toml = "[http]\ntoken = \"" + std::string(kToken) + "\"\n";
   return options;
 }

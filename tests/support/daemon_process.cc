@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -43,12 +44,10 @@ bool DaemonProcess::start() {
     args.push_back("--config");
     args.push_back(path);
   }
-  const bool tls = !options_.tls_cert.empty() && !options_.tls_key.empty();
-  if (tls) {
-    args.insert(args.end(),
-                {"--http-tls-cert", options_.tls_cert, "--http-tls-key", options_.tls_key});
-  }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+  // A daemon given --http-tls-cert serves TLS, which get() does not speak:
+  // wait for its "dashboard and API on https://" log line instead.
+  const bool tls = std::find(args.begin(), args.end(), "--http-tls-cert") != args.end();
 
   const pid_t pid = ::fork();
   if (pid < 0) return false;

@@ -19,11 +19,6 @@ struct DaemonOptions {
   std::vector<std::string> extra_args;  // e.g. {"--config", path}
   std::string config_toml;              // written to a file and passed with --config when set
   std::chrono::milliseconds start_timeout{15000};
-  // Serve over TLS (--http-tls-cert/--http-tls-key) when both are set; then
-  // start() waits for the "dashboard and API on https://" log line instead of
-  // GET /healthz, and get() does not apply.
-  std::string tls_cert;
-  std::string tls_key;
 };
 
 class DaemonProcess {

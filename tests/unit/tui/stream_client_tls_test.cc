@@ -21,8 +21,8 @@ constexpr const char* kToken = "wss-test-token";
 
 test::DaemonOptions tls_daemon() {
   test::DaemonOptions options;
-  options.tls_cert = test::test_pki().server_cert;
-  options.tls_key = test::test_pki().server_key;
+  options.extra_args = {"--http-tls-cert", test::test_pki().server_cert, "--http-tls-key",
+                        test::test_pki().server_key};
   options.config_toml = "[http]\ntoken = \"" + std::string(kToken) + "\"\n";
   return options;
 }
