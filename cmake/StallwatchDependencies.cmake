@@ -23,6 +23,8 @@ if(NOT _flatc_version MATCHES "2\\.0\\.8")
 endif()
 
 find_package(Boost 1.74 REQUIRED)
+# TLS for the API server and the terminal dashboard's wss:// stream (Boost.Asio ssl).
+find_package(OpenSSL REQUIRED)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)

@@ -112,6 +112,8 @@ def test_the_package_holds_the_daemon_side_and_no_python(unpacked):
         UNIT, "etc/stallwatch/stallwatchd.toml",
         "usr/share/stallwatch/stallwatch-rules.yml", "usr/share/stallwatch/stallwatch-grafana.json",
         "usr/share/doc/stallwatch/copyright", "usr/share/doc/stallwatch/changelog.gz",
+        "usr/share/bash-completion/completions/stallwatch",
+        "usr/share/bash-completion/completions/stallwatchd",
     ]
     missing = [p for p in expected if not os.path.lexists(os.path.join(unpacked, p))]
     assert missing == []

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -44,6 +45,9 @@ bool DaemonProcess::start() {
     args.push_back(path);
   }
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+  // A daemon given --http-tls-cert serves TLS, which get() does not speak:
+  // wait for its "dashboard and API on https://" log line instead.
+  const bool tls = std::find(args.begin(), args.end(), "--http-tls-cert") != args.end();
 
   const pid_t pid = ::fork();
   if (pid < 0) return false;
@@ -64,6 +68,7 @@ bool DaemonProcess::start() {
   return wait_until(
              [&] {
                if (!running()) return true;
+               if (tls) return log().find("dashboard and API on https://") != std::string::npos;
                return get("/healthz").status == 200;
              },
              options_.start_timeout) &&

@@ -160,14 +160,14 @@ AlertView to_alert_view(const Alert& a) {
   return v;
 }
 
-std::string dashboard_base_url(const std::string& http_host, std::uint16_t http_port) {
+std::string dashboard_base_url(const std::string& http_host, std::uint16_t http_port, bool https) {
   std::string host = http_host;
   if (host == "0.0.0.0" || host == "::" || host.empty()) {
     char name[256] = {};
     host = ::gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
   }
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return "http://" + host + ":" + std::to_string(http_port);
+  return (https ? "https://" : "http://") + host + ":" + std::to_string(http_port);
 }
 
 }  // namespace stallwatch::collector

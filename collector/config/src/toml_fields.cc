@@ -15,6 +15,14 @@ bool TomlFields::has(std::string_view key) const {
   return table_.is_table() && table_.as_table().count(std::string(key)) != 0;
 }
 
+std::vector<std::string> TomlFields::keys() const {
+  std::vector<std::string> out;
+  if (!table_.is_table()) return out;
+  for (const auto& [key, value] : table_.as_table())
+    out.push_back(key);
+  return out;
+}
+
 const toml::value& TomlFields::at(std::string_view key) const {
   return table_.as_table().at(std::string(key));
 }

@@ -28,6 +28,8 @@ ServeConfig serve_config(const DaemonConfig& c) {
   s.port = c.http_port;
   s.max_connections = c.http_max_connections;
   s.bearer_token = c.http_token;
+  s.tls_cert_file = c.http_tls_cert;
+  s.tls_key_file = c.http_tls_key;
   s.timeline_max_seconds = c.engine.timeline_ns / kNsPerSecond;
   s.series_max_seconds = c.engine.history_ns / kNsPerSecond;
   s.prometheus = c.prometheus;
@@ -74,8 +76,9 @@ std::string Daemon::start() {
   if (auto err = tree_->start(keys_, http_->port()); !err.empty()) return err;
   alerting_ = std::make_unique<Alerting>(
       config_.alerts, config_.engine.windows_ns,
-      config_.alerts.external_url.empty() ? dashboard_base_url(config_.http_host, http_->port())
-                                          : config_.alerts.external_url,
+      config_.alerts.external_url.empty()
+          ? dashboard_base_url(config_.http_host, http_->port(), !config_.http_tls_cert.empty())
+          : config_.alerts.external_url,
       config_.journal_dir ? *config_.journal_dir + "/alerts.json" : std::string());
   alerting_->start();
 
@@ -89,7 +92,8 @@ std::string Daemon::start() {
     const bool secured = std::find(curve.begin(), curve.end(), e) != curve.end();
     spdlog::info("listening for agents on {}{}", e, secured ? " (CURVE)" : "");
   }
-  spdlog::info("dashboard and API on http://{}:{}/", config_.http_host, http_->port());
+  spdlog::info("dashboard and API on {}://{}:{}/", config_.http_tls_cert.empty() ? "http" : "https",
+               config_.http_host, http_->port());
   systemd_notify_ready("stallwatchd " + std::string(kVersion) + " serving on " + config_.http_host +
                        ":" + std::to_string(http_->port()));
   return {};

@@ -61,8 +61,8 @@ std::string apply_state(const toml::value& t, DaemonConfig& c) {
 
 std::string apply_http(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "http", {});
-  if (auto err = s.allow_only(
-          {"listen", "token", "token_file", "max_connections", "insecure_without_token"});
+  if (auto err = s.allow_only({"listen", "token", "token_file", "max_connections",
+                               "insecure_without_token", "tls_cert", "tls_key"});
       !err.empty()) {
     return err;
   }
@@ -97,6 +97,12 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
     std::int64_t n = 0;
     if (auto err = s.integer("max_connections", n, 1, 100000); !err.empty()) return err;
     c.http_max_connections = static_cast<std::size_t>(n);
+  }
+  for (const auto& [key, path] :
+       {std::pair{"tls_cert", &c.http_tls_cert}, std::pair{"tls_key", &c.http_tls_key}}) {
+    if (!s.has(key)) continue;
+    if (auto err = s.string(key, *path); !err.empty()) return err;
+    if (path->empty()) return s.error(key, "must not be empty");
   }
   return {};
 }

@@ -39,6 +39,10 @@ struct DaemonConfig {
   // Serve the API without a token on an address other hosts can reach;
   // refused at start otherwise.
   bool insecure_http_without_token = false;
+  // PEM certificate chain and key: serve the API, page and WebSocket over
+  // TLS. Both or neither; empty: plain HTTP.
+  std::string http_tls_cert;
+  std::string http_tls_key;
   std::optional<std::string> journal_dir;
   std::uint64_t journal_max_bytes = 1ull << 30;
   std::int64_t journal_max_age_ns = 0;  // 0: no age bound

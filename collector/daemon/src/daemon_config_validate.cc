@@ -7,6 +7,7 @@
 
 #include "daemon_config.h"
 #include "ingest/endpoint_scope.h"
+#include "serve/tls_files.h"
 
 namespace stallwatch::collector {
 
@@ -71,6 +72,15 @@ std::string validate(const DaemonConfig& config) {
            "read every job's metrics and timelines. Set a bearer token ([http] token_file) or, "
            "on a network you trust, say so with --insecure-http-without-token ([http] "
            "insecure_without_token = true)";
+  }
+  if (config.http_tls_cert.empty() != config.http_tls_key.empty()) {
+    return "http.tls_cert and http.tls_key (--http-tls-cert, --http-tls-key) go together: set "
+           "both or neither";
+  }
+  if (!config.http_tls_cert.empty()) {
+    if (auto err = check_tls_files(config.http_tls_cert, config.http_tls_key); !err.empty()) {
+      return "http: " + err;
+    }
   }
   if (auto err = validate_tree(config.tree, config.insecure_plaintext_remote); !err.empty()) {
     return err;

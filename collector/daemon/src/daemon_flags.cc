@@ -79,6 +79,13 @@ std::unique_ptr<CLI::App> daemon_app(DaemonFlags& f) {
   app->add_option("--http", f.http, "dashboard and API address (default 127.0.0.1:8787)")
       ->type_name("HOST:PORT")
       ->check(kNotEmpty);
+  app->add_option("--http-tls-cert", f.http_tls_cert,
+                  "serve the dashboard and API over TLS with this PEM certificate chain")
+      ->type_name("FILE")
+      ->check(kNotEmpty);
+  app->add_option("--http-tls-key", f.http_tls_key, "the PEM private key of --http-tls-cert")
+      ->type_name("FILE")
+      ->check(kNotEmpty);
   app->add_flag("--insecure-http-without-token", f.insecure_http_without_token,
                 "allow --http on an address other hosts can reach without a token ([http] "
                 "token_file)");
@@ -125,6 +132,8 @@ std::string resolve_daemon_config(const DaemonFlags& flags, DaemonConfig& config
   if (flags.state_dir) config.state_dir = *flags.state_dir;
   if (flags.insecure_plaintext_remote) config.insecure_plaintext_remote = true;
   if (flags.insecure_http_without_token) config.insecure_http_without_token = true;
+  if (flags.http_tls_cert) config.http_tls_cert = *flags.http_tls_cert;
+  if (flags.http_tls_key) config.http_tls_key = *flags.http_tls_key;
   if (flags.http && !parse_host_port(*flags.http, config.http_host, config.http_port)) {
     return "--http: expected HOST:PORT, got '" + *flags.http + "'";
   }

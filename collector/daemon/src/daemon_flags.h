@@ -26,6 +26,8 @@ struct DaemonFlags {
   bool insecure_plaintext_remote = false;
   bool insecure_http_without_token = false;
   std::optional<std::string> http;
+  std::optional<std::string> http_tls_cert;
+  std::optional<std::string> http_tls_key;
   std::optional<std::string> upstream;
   std::optional<std::string> upstream_key;
   std::optional<std::string> upstream_key_file;

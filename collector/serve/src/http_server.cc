@@ -10,6 +10,7 @@
 
 #include "api_json.h"
 #include "sessions.h"
+#include "tls_context.h"
 
 namespace stallwatch::collector {
 
@@ -60,7 +61,15 @@ class Listener : public std::enable_shared_from_this<Listener> {
       refuse(socket);
     } else {
       bump(ctx_.counters.connections_accepted);
-      std::make_shared<HttpSession>(std::move(socket), ctx_, ConnectionSlot(ctx_.counters))->run();
+      if (ctx_.tls) {
+        std::make_shared<HttpSession<TlsStream>>(std::move(socket), ctx_,
+                                                 ConnectionSlot(ctx_.counters))
+            ->run();
+      } else {
+        std::make_shared<HttpSession<PlainStream>>(std::move(socket), ctx_,
+                                                   ConnectionSlot(ctx_.counters))
+            ->run();
+      }
     }
     accept();
   }
@@ -110,6 +119,11 @@ std::string HttpServer::start() {
   const ServeConfig& config = m.ctx.config;
   const std::string address = config.host + ":" + std::to_string(config.port);
   if (m.ioc) return "cannot listen on " + address + ": the server is already running";
+  if (!config.tls_cert_file.empty() || !config.tls_key_file.empty()) {
+    std::string error;
+    m.ctx.tls = make_server_tls_context(config.tls_cert_file, config.tls_key_file, error);
+    if (!m.ctx.tls) return error;
+  }
   const auto threads = std::max<std::size_t>(1, config.io_threads);
   m.ioc.emplace(static_cast<int>(threads));
 

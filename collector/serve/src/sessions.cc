@@ -2,8 +2,10 @@
 #include "sessions.h"
 
 #include <algorithm>
+#include <boost/beast/websocket/ssl.hpp>
 #include <chrono>
 #include <string_view>
+#include <type_traits>
 
 #include "api_json.h"
 #include "client_message.h"
@@ -33,18 +35,30 @@ bool is_http_parse_error(const beast::error_code& ec) {
   return ec.category() == beast::error_code(http::error::bad_version).category();
 }
 
+template <class Stream>
+constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+template <class Stream>
+Stream open_stream(tcp::socket&& socket, ServerContext& ctx) {
+  if constexpr (kTls<Stream>) {
+    return Stream(std::move(socket), *ctx.tls);
+  } else {
+    return Stream(std::move(socket));
+  }
+}
+
 }  // namespace
 
-void ServerContext::add_session(const std::shared_ptr<WsSession>& session) {
+void ServerContext::add_session(const std::shared_ptr<StreamSession>& session) {
   const std::lock_guard lock(mutex_);
   sessions_.push_back(session);
 }
 
-std::vector<std::shared_ptr<WsSession>> ServerContext::live_sessions() {
-  std::vector<std::shared_ptr<WsSession>> live;
+std::vector<std::shared_ptr<StreamSession>> ServerContext::live_sessions() {
+  std::vector<std::shared_ptr<StreamSession>> live;
   const std::lock_guard lock(mutex_);
   live.reserve(sessions_.size());
-  std::erase_if(sessions_, [&live](const std::weak_ptr<WsSession>& weak) {
+  std::erase_if(sessions_, [&live](const std::weak_ptr<StreamSession>& weak) {
     auto s = weak.lock();
     if (!s) return true;
     live.push_back(std::move(s));
@@ -63,56 +77,86 @@ std::shared_ptr<const TickFrames> ServerContext::latest() {
   return latest_;
 }
 
-HttpSession::HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionSlot slot)
-    : stream_(std::move(socket)), ctx_(ctx), slot_(std::move(slot)) {}
+template <class Stream>
+HttpSession<Stream>::HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionSlot slot)
+    : stream_(open_stream<Stream>(std::move(socket), ctx)), ctx_(ctx), slot_(std::move(slot)) {}
 
-void HttpSession::run() {
-  net::dispatch(stream_.get_executor(),
-                beast::bind_front_handler(&HttpSession::await_request, shared_from_this()));
+template <class Stream>
+void HttpSession<Stream>::run() {
+  if constexpr (kTls<Stream>) {
+    net::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
+      beast::get_lowest_layer(self->stream_).expires_after(self->ctx_.config.read_timeout);
+      self->stream_.async_handshake(net::ssl::stream_base::server,
+                                    beast::bind_front_handler(&HttpSession::on_handshake, self));
+    });
+  } else {
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&HttpSession::await_request, this->shared_from_this()));
+  }
+}
+
+// A failed or timed-out handshake (a plain-HTTP client, a client that does
+// not trust the certificate) ends the connection.
+template <class Stream>
+void HttpSession<Stream>::on_handshake(beast::error_code ec) {
+  if (ec) {
+    if (ec == beast::error::timeout) bump(ctx_.counters.timeouts);
+    socket().close(ec);
+    return;
+  }
+  await_request();
 }
 
 // Waits up to idle_timeout for the first bytes of the next request, so that
 // read_timeout bounds only the time to receive a request, not keep-alive.
-void HttpSession::await_request() {
+template <class Stream>
+void HttpSession<Stream>::await_request() {
   if (buffer_.size() > 0) {
     read_request();
     return;
   }
-  stream_.expires_after(ctx_.config.idle_timeout);
+  beast::get_lowest_layer(stream_).expires_after(ctx_.config.idle_timeout);
   stream_.async_read_some(
       buffer_.prepare(kFirstReadBytes),
-      beast::bind_front_handler(&HttpSession::on_first_bytes, shared_from_this()));
+      beast::bind_front_handler(&HttpSession::on_first_bytes, this->shared_from_this()));
 }
 
-void HttpSession::on_first_bytes(beast::error_code ec, std::size_t n) {
+template <class Stream>
+void HttpSession<Stream>::on_first_bytes(beast::error_code ec, std::size_t n) {
   if (ec) {
     if (ec == beast::error::timeout) bump(ctx_.counters.timeouts);
     beast::error_code ignored;
-    stream_.socket().close(ignored);
+    socket().close(ignored);
     return;
   }
   buffer_.commit(n);
   read_request();
 }
 
-void HttpSession::read_request() {
+template <class Stream>
+void HttpSession<Stream>::read_request() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(ctx_.config.max_header_bytes));
   parser_->body_limit(ctx_.config.max_body_bytes);
-  stream_.expires_after(ctx_.config.read_timeout);
+  beast::get_lowest_layer(stream_).expires_after(ctx_.config.read_timeout);
   http::async_read(stream_, buffer_, *parser_,
-                   beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
+                   beast::bind_front_handler(&HttpSession::on_read, this->shared_from_this()));
 }
 
-void HttpSession::on_read(beast::error_code ec, std::size_t) {
+template <class Stream>
+void HttpSession<Stream>::on_read(beast::error_code ec, std::size_t) {
   if (ec == http::error::end_of_stream) {
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    stream_.socket().close(ec);
+    if constexpr (kTls<Stream>) {
+      linger_close();
+    } else {
+      socket().shutdown(tcp::socket::shutdown_send, ec);
+      socket().close(ec);
+    }
     return;
   }
   if (ec == beast::error::timeout) {
     bump(ctx_.counters.timeouts);
-    stream_.socket().close(ec);
+    socket().close(ec);
     return;
   }
   if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
@@ -133,7 +177,7 @@ void HttpSession::on_read(beast::error_code ec, std::size_t) {
     return;
   }
   if (ec) {
-    stream_.socket().close(ec);
+    socket().close(ec);
     return;
   }
   bump(ctx_.counters.requests);
@@ -148,26 +192,35 @@ void HttpSession::on_read(beast::error_code ec, std::size_t) {
       send(std::move(denied), false, false, request.version());
       return;
     }
-    stream_.expires_never();
-    std::make_shared<WsSession>(stream_.release_socket(), ctx_, std::move(slot_))
-        ->run(std::move(request));
+    beast::get_lowest_layer(stream_).expires_never();
+    if constexpr (kTls<Stream>) {
+      std::make_shared<WsSession<Stream>>(std::move(stream_), ctx_, std::move(slot_))
+          ->run(std::move(request));
+    } else {
+      std::make_shared<WsSession<Stream>>(Stream(stream_.release_socket()), ctx_, std::move(slot_))
+          ->run(std::move(request));
+    }
     return;
   }
   respond(request);
 }
 
-void HttpSession::respond(const http::request<http::string_body>& request) {
+template <class Stream>
+void HttpSession<Stream>::respond(const http::request<http::string_body>& request) {
   const HttpRequest r{view(request.method_string()), view(request.target()),
                       view(request[http::field::authorization])};
   send(ctx_.router.handle(r), request.method() == http::verb::head, request.keep_alive(),
        request.version());
 }
 
-void HttpSession::send_error(unsigned status, std::string_view message) {
+template <class Stream>
+void HttpSession<Stream>::send_error(unsigned status, std::string_view message) {
   send(Router::error(status, message), false, false, 11);
 }
 
-void HttpSession::send(HttpResponse response, bool head, bool keep_alive, unsigned version) {
+template <class Stream>
+void HttpSession<Stream>::send(HttpResponse response, bool head, bool keep_alive,
+                               unsigned version) {
   const auto fill = [&](auto& msg) {
     msg.set(http::field::server, bview(kServerName));
     msg.set(http::field::content_type, response.content_type);
@@ -178,30 +231,33 @@ void HttpSession::send(HttpResponse response, bool head, bool keep_alive, unsign
   };
   const auto status = static_cast<http::status>(response.status);
   const bool close = !keep_alive;
-  stream_.expires_after(ctx_.config.write_timeout);
+  beast::get_lowest_layer(stream_).expires_after(ctx_.config.write_timeout);
   if (head) {
     auto msg = std::make_shared<http::response<http::empty_body>>(status, version);
     fill(*msg);
     msg->content_length(response.body.size());
     response_ = msg;
-    http::async_write(stream_, *msg,
-                      beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), close));
+    http::async_write(
+        stream_, *msg,
+        beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), close));
   } else {
     auto msg = std::make_shared<http::response<http::string_body>>(status, version);
     fill(*msg);
     msg->body() = std::move(response.body);
     msg->prepare_payload();
     response_ = msg;
-    http::async_write(stream_, *msg,
-                      beast::bind_front_handler(&HttpSession::on_write, shared_from_this(), close));
+    http::async_write(
+        stream_, *msg,
+        beast::bind_front_handler(&HttpSession::on_write, this->shared_from_this(), close));
   }
 }
 
-void HttpSession::on_write(bool close, beast::error_code ec, std::size_t) {
+template <class Stream>
+void HttpSession<Stream>::on_write(bool close, beast::error_code ec, std::size_t) {
   response_.reset();
   if (ec) {
     if (ec == beast::error::timeout) bump(ctx_.counters.timeouts);
-    stream_.socket().close(ec);
+    socket().close(ec);
     return;
   }
   if (close) {
@@ -212,33 +268,45 @@ void HttpSession::on_write(bool close, beast::error_code ec, std::size_t) {
 }
 
 // Half-closes and reads what the client still sends for a short while, so
-// that the error response is not lost to a reset on close.
-void HttpSession::linger_close() {
-  beast::error_code ec;
-  stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-  stream_.expires_after(std::min(kMaxLinger, ctx_.config.read_timeout));
-  stream_.async_read_some(net::buffer(drain_),
-                          beast::bind_front_handler(&HttpSession::on_drain, shared_from_this()));
-}
-
-void HttpSession::on_drain(beast::error_code ec, std::size_t n) {
-  drained_ += n;
-  if (ec || drained_ > kMaxDrainBytes) {
-    stream_.socket().close(ec);
+// that the error response is not lost to a reset on close. Over TLS: sends
+// close_notify and waits as long for the client's.
+template <class Stream>
+void HttpSession<Stream>::linger_close() {
+  if constexpr (kTls<Stream>) {
+    beast::get_lowest_layer(stream_).expires_after(std::min(kMaxLinger, ctx_.config.read_timeout));
+    stream_.async_shutdown(
+        [self = this->shared_from_this()](beast::error_code ec) { self->socket().close(ec); });
     return;
   }
-  stream_.async_read_some(net::buffer(drain_),
-                          beast::bind_front_handler(&HttpSession::on_drain, shared_from_this()));
+  beast::error_code ec;
+  socket().shutdown(tcp::socket::shutdown_send, ec);
+  beast::get_lowest_layer(stream_).expires_after(std::min(kMaxLinger, ctx_.config.read_timeout));
+  stream_.async_read_some(net::buffer(drain_), beast::bind_front_handler(&HttpSession::on_drain,
+                                                                         this->shared_from_this()));
 }
 
-WsSession::WsSession(tcp::socket&& socket, ServerContext& ctx, ConnectionSlot slot)
-    : ws_(std::move(socket)), ctx_(ctx), slot_(std::move(slot)) {}
+template <class Stream>
+void HttpSession<Stream>::on_drain(beast::error_code ec, std::size_t n) {
+  drained_ += n;
+  if (ec || drained_ > kMaxDrainBytes) {
+    socket().close(ec);
+    return;
+  }
+  stream_.async_read_some(net::buffer(drain_), beast::bind_front_handler(&HttpSession::on_drain,
+                                                                         this->shared_from_this()));
+}
 
-WsSession::~WsSession() {
+template <class Stream>
+WsSession<Stream>::WsSession(Stream&& stream, ServerContext& ctx, ConnectionSlot slot)
+    : ws_(std::move(stream)), ctx_(ctx), slot_(std::move(slot)) {}
+
+template <class Stream>
+WsSession<Stream>::~WsSession() {
   if (open_) ctx_.counters.websocket_sessions.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void WsSession::run(http::request<http::string_body> request) {
+template <class Stream>
+void WsSession<Stream>::run(http::request<http::string_body> request) {
   request_ = std::move(request);
   websocket::stream_base::timeout timeouts{};
   timeouts.handshake_timeout = ctx_.config.read_timeout;
@@ -249,17 +317,18 @@ void WsSession::run(http::request<http::string_body> request) {
       [](websocket::response_type& res) { res.set(http::field::server, bview(kServerName)); }));
   ws_.read_message_max(ctx_.config.max_ws_message_bytes);
   ws_.text(true);
-  net::dispatch(ws_.get_executor(), [self = shared_from_this()] {
+  net::dispatch(ws_.get_executor(), [self = this->shared_from_this()] {
     self->ws_.async_accept(self->request_, beast::bind_front_handler(&WsSession::on_accept, self));
   });
 }
 
-void WsSession::on_accept(beast::error_code ec) {
+template <class Stream>
+void WsSession<Stream>::on_accept(beast::error_code ec) {
   request_ = {};
   if (ec) return;
   open_ = true;
   bump(ctx_.counters.websocket_sessions);
-  ctx_.add_session(shared_from_this());
+  ctx_.add_session(this->shared_from_this());
   const auto state = ctx_.backend.current();
   static const Snapshot kEmpty;
   const SnapshotJson view(state->snapshot ? *state->snapshot : kEmpty);
@@ -272,12 +341,15 @@ void WsSession::on_accept(beast::error_code ec) {
   read();
 }
 
-void WsSession::push(std::shared_ptr<const TickFrames> frames) {
-  net::post(ws_.get_executor(),
-            [self = shared_from_this(), frames = std::move(frames)] { self->queue_tick(*frames); });
+template <class Stream>
+void WsSession<Stream>::push(std::shared_ptr<const TickFrames> frames) {
+  net::post(ws_.get_executor(), [self = this->shared_from_this(), frames = std::move(frames)] {
+    self->queue_tick(*frames);
+  });
 }
 
-void WsSession::queue_tick(const TickFrames& frames) {
+template <class Stream>
+void WsSession<Stream>::queue_tick(const TickFrames& frames) {
   Parts parts{frames.head(), frames.job_detail(job_), TickFrames::tail()};
   if (!open_ || write_in_flight_) {
     if (pending_) bump(ctx_.counters.websocket_ticks_skipped);
@@ -287,15 +359,18 @@ void WsSession::queue_tick(const TickFrames& frames) {
   write(std::move(parts));
 }
 
-void WsSession::write(Parts parts) {
+template <class Stream>
+void WsSession<Stream>::write(Parts parts) {
   writing_ = std::move(parts);
   write_in_flight_ = true;
   const std::array<net::const_buffer, 3> buffers{
       net::buffer(*writing_[0]), net::buffer(*writing_[1]), net::buffer(*writing_[2])};
-  ws_.async_write(buffers, beast::bind_front_handler(&WsSession::on_write, shared_from_this()));
+  ws_.async_write(buffers,
+                  beast::bind_front_handler(&WsSession::on_write, this->shared_from_this()));
 }
 
-void WsSession::on_write(beast::error_code ec, std::size_t) {
+template <class Stream>
+void WsSession<Stream>::on_write(beast::error_code ec, std::size_t) {
   write_in_flight_ = false;
   writing_ = {};
   if (ec) return;
@@ -307,11 +382,14 @@ void WsSession::on_write(beast::error_code ec, std::size_t) {
   }
 }
 
-void WsSession::read() {
-  ws_.async_read(read_buffer_, beast::bind_front_handler(&WsSession::on_read, shared_from_this()));
+template <class Stream>
+void WsSession<Stream>::read() {
+  ws_.async_read(read_buffer_,
+                 beast::bind_front_handler(&WsSession::on_read, this->shared_from_this()));
 }
 
-void WsSession::on_read(beast::error_code ec, std::size_t) {
+template <class Stream>
+void WsSession<Stream>::on_read(beast::error_code ec, std::size_t) {
   if (ec == websocket::error::message_too_big) bump(ctx_.counters.websocket_messages_rejected);
   if (ec) return;
   const std::string text = beast::buffers_to_string(read_buffer_.data());
@@ -325,5 +403,10 @@ void WsSession::on_read(beast::error_code ec, std::size_t) {
   }
   read();
 }
+
+template class HttpSession<PlainStream>;
+template class HttpSession<TlsStream>;
+template class WsSession<PlainStream>;
+template class WsSession<TlsStream>;
 
 }  // namespace stallwatch::collector::detail

@@ -8,8 +8,10 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/websocket.hpp>
 #include <memory>
 #include <mutex>
@@ -31,7 +33,17 @@ namespace websocket = boost::beast::websocket;
 namespace net = boost::asio;
 using tcp = boost::asio::ip::tcp;
 
-class WsSession;
+// The two transports a session runs on: plain TCP, or TLS over it.
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// What the server needs of a live `/api/v1/stream` session, whatever its
+// transport: push() may be called from any thread.
+class StreamSession {
+ public:
+  virtual ~StreamSession() = default;
+  virtual void push(std::shared_ptr<const TickFrames> frames) = 0;
+};
 
 // State shared by the listener and every session. Owned by HttpServer and
 // outlives every session (the io_context, and with it every session, is
@@ -40,9 +52,9 @@ struct ServerContext {
   ServerContext(ServeConfig c, ApiBackend& b)
       : config(std::move(c)), backend(b), router(config, backend, counters) {}
 
-  void add_session(const std::shared_ptr<WsSession>& session);
+  void add_session(const std::shared_ptr<StreamSession>& session);
   // Live sessions; forgets those that ended.
-  std::vector<std::shared_ptr<WsSession>> live_sessions();
+  std::vector<std::shared_ptr<StreamSession>> live_sessions();
   void set_latest(std::shared_ptr<const TickFrames> frames);
   std::shared_ptr<const TickFrames> latest();
 
@@ -50,10 +62,13 @@ struct ServerContext {
   ApiBackend& backend;
   ServeCounters counters;
   const Router router;
+  // Set by HttpServer::start() when the config names a certificate: every
+  // connection then speaks TLS.
+  std::shared_ptr<net::ssl::context> tls;
 
  private:
   std::mutex mutex_;
-  std::vector<std::weak_ptr<WsSession>> sessions_;
+  std::vector<std::weak_ptr<StreamSession>> sessions_;
   std::shared_ptr<const TickFrames> latest_;
 };
 
@@ -76,13 +91,18 @@ class ConnectionSlot {
 
 // One HTTP/1.1 connection: reads requests within the size limits and
 // timeouts, answers through the Router, and hands a WebSocket upgrade of
-// /api/v1/stream to a WsSession. Runs on its own strand.
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+// /api/v1/stream to a WsSession. Runs on its own strand. Over TLS, the
+// handshake must finish within read_timeout, and a closing connection sends
+// close_notify. Instantiated for PlainStream and TlsStream only.
+template <class Stream>
+class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
   HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionSlot slot);
   void run();
 
  private:
+  void on_handshake(beast::error_code ec);
+  tcp::socket& socket() { return beast::get_lowest_layer(stream_).socket(); }
   void await_request();
   void on_first_bytes(beast::error_code ec, std::size_t n);
   void read_request();
@@ -94,7 +114,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void linger_close();
   void on_drain(beast::error_code ec, std::size_t n);
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<void> response_;  // the message being written
@@ -107,13 +127,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 // One `/api/v1/stream` WebSocket: a hello, then a tick per on_tick(), with
 // the subscribed job's detail. At most one message waits behind the one
 // being written; a newer tick replaces it (counted as skipped). Runs on its
-// own strand; push() may be called from any thread.
-class WsSession : public std::enable_shared_from_this<WsSession> {
+// own strand; push() may be called from any thread. Instantiated for
+// PlainStream and TlsStream only.
+template <class Stream>
+class WsSession : public StreamSession, public std::enable_shared_from_this<WsSession<Stream>> {
  public:
-  WsSession(tcp::socket&& socket, ServerContext& ctx, ConnectionSlot slot);
-  ~WsSession();
+  WsSession(Stream&& stream, ServerContext& ctx, ConnectionSlot slot);
+  ~WsSession() override;
   void run(http::request<http::string_body> request);
-  void push(std::shared_ptr<const TickFrames> frames);
+  void push(std::shared_ptr<const TickFrames> frames) override;
 
  private:
   using Parts = std::array<std::shared_ptr<const std::string>, 3>;
@@ -125,7 +147,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void write(Parts parts);
   void on_write(beast::error_code ec, std::size_t n);
 
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
   beast::flat_buffer read_buffer_;
   http::request<http::string_body> request_;
   ServerContext& ctx_;

@@ -122,14 +122,7 @@ EnvDefaults EnvDefaults::from_process() {
 
 ParsedOptions<TopOptions> parse_top_options(int argc, const char* const* argv,
                                             const EnvDefaults& env) {
-  auto result = parse<TopOptions>(top_app, argc, argv, env);
-  if (result.options && result.options->url.https && !result.options->once) {
-    result.options.reset();
-    result.error =
-        "the live view does not speak https:// yet (its WebSocket stream is plain); use --once "
-        "or `stallwatch status`";
-  }
-  return result;
+  return parse<TopOptions>(top_app, argc, argv, env);
 }
 
 ParsedOptions<StatusOptions> parse_status_options(int argc, const char* const* argv,

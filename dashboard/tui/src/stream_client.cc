@@ -7,15 +7,20 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <cctype>
 #include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include "api_parse.h"
 #include "stallwatch/version.h"
@@ -28,7 +33,9 @@ namespace http = boost::beast::http;
 namespace websocket = boost::beast::websocket;
 namespace net = boost::asio;
 using tcp = boost::asio::ip::tcp;
+namespace ssl = boost::asio::ssl;
 using Ws = websocket::stream<beast::tcp_stream>;
+using Wss = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
 
 constexpr auto kFirstBackoff = std::chrono::milliseconds(250);
 constexpr auto kMaxBackoff = std::chrono::milliseconds(5000);
@@ -51,17 +58,43 @@ std::string describe(const beast::error_code& ec) {
     return "the collector closed the connection";
   std::string message = ec.message();
   if (!message.empty()) message.front() = static_cast<char>(std::tolower(message.front()));
+  if (ec.category() == net::error::get_ssl_category()) message = "TLS: " + message;
   return message;
+}
+
+// The client side of wss://: verifies the peer against `ca_file` or the
+// system's CAs. Empty `error` when the CA bundle loaded.
+std::shared_ptr<ssl::context> client_tls_context(const std::string& ca_file, std::string& error) {
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_client);
+  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+  ctx->set_verify_mode(ssl::verify_peer);
+  beast::error_code ec;
+  if (ca_file.empty()) {
+    ctx->set_default_verify_paths(ec);
+  } else {
+    ctx->load_verify_file(ca_file, ec);
+  }
+  if (ec) error = "cannot load CA bundle '" + ca_file + "': " + ec.message();
+  return ctx;
 }
 
 }  // namespace
 
 struct StreamClient::Impl {
-  Impl(EndpointUrl u, std::string t) : url(std::move(u)), token(std::move(t)) {}
+  Impl(EndpointUrl u, std::string t, const std::string& ca_file)
+      : url(std::move(u)), token(std::move(t)) {
+    if (url.https) tls = client_tls_context(ca_file, tls_error);
+  }
 
   void connect();
-  void on_connected(std::uint64_t gen, const std::shared_ptr<Ws>& socket);
-  void read(std::uint64_t gen, const std::shared_ptr<Ws>& socket);
+  template <class S>
+  void connect_tcp(std::uint64_t gen, const std::shared_ptr<S>& socket);
+  void handshake_tls(std::uint64_t gen, const std::shared_ptr<Wss>& socket);
+  template <class S>
+  void on_connected(std::uint64_t gen, const std::shared_ptr<S>& socket);
+  template <class S>
+  void read(std::uint64_t gen, const std::shared_ptr<S>& socket);
   void send(std::string text);
   void write_next();
   void fail(std::uint64_t gen, const std::string& why);
@@ -69,6 +102,8 @@ struct StreamClient::Impl {
 
   const EndpointUrl url;
   const std::string token;
+  std::shared_ptr<ssl::context> tls;  // https only
+  std::string tls_error;              // the CA bundle did not load
   net::io_context ioc;
   net::executor_work_guard<net::io_context::executor_type> work{ioc.get_executor()};
   tcp::resolver resolver{ioc};
@@ -76,7 +111,7 @@ struct StreamClient::Impl {
   std::thread thread;
 
   // Network thread only.
-  std::shared_ptr<Ws> ws;
+  std::variant<std::shared_ptr<Ws>, std::shared_ptr<Wss>> ws;
   std::uint64_t generation = 0;  // bumps on every (re)connect attempt; stale handlers return
   bool open = false;
   beast::flat_buffer buffer;
@@ -98,8 +133,20 @@ void StreamClient::Impl::connect() {
   writing = false;
   outbox.clear();
   buffer.clear();
-  ws = std::make_shared<Ws>(ioc);
-  auto socket = ws;
+  if (!tls_error.empty()) return fail(gen, tls_error);
+  if (tls) {
+    auto socket = std::make_shared<Wss>(ioc, *tls);
+    ws = socket;
+    connect_tcp(gen, socket);
+  } else {
+    auto socket = std::make_shared<Ws>(ioc);
+    ws = socket;
+    connect_tcp(gen, socket);
+  }
+}
+
+template <class S>
+void StreamClient::Impl::connect_tcp(std::uint64_t gen, const std::shared_ptr<S>& socket) {
   resolver.async_resolve(
       url.host, url.port,
       [this, gen, socket](beast::error_code ec, tcp::resolver::results_type results) {
@@ -110,12 +157,37 @@ void StreamClient::Impl::connect() {
             results, [this, gen, socket](beast::error_code e, const tcp::endpoint&) {
               if (gen != generation) return;
               if (e) return fail(gen, describe(e));
-              on_connected(gen, socket);
+              if constexpr (std::is_same_v<S, Wss>) {
+                handshake_tls(gen, socket);
+              } else {
+                on_connected(gen, socket);
+              }
             });
       });
 }
 
-void StreamClient::Impl::on_connected(std::uint64_t gen, const std::shared_ptr<Ws>& socket) {
+// Names the host for SNI and checks that the certificate is for it (a name
+// or an IP address), under the connect timeout.
+void StreamClient::Impl::handshake_tls(std::uint64_t gen, const std::shared_ptr<Wss>& socket) {
+  auto& stream = socket->next_layer();
+  beast::error_code not_an_address;
+  net::ip::make_address(url.host, not_an_address);
+  // SSL_set_tlsext_host_name() without its C-style cast; SNI names hosts, not addresses.
+  if (not_an_address &&
+      SSL_ctrl(stream.native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+               const_cast<char*>(url.host.c_str())) != 1) {
+    return fail(gen, "TLS: cannot set the server name '" + url.host + "'");
+  }
+  stream.set_verify_callback(ssl::host_name_verification(url.host));
+  stream.async_handshake(ssl::stream_base::client, [this, gen, socket](beast::error_code ec) {
+    if (gen != generation) return;
+    if (ec) return fail(gen, describe(ec));
+    on_connected(gen, socket);
+  });
+}
+
+template <class S>
+void StreamClient::Impl::on_connected(std::uint64_t gen, const std::shared_ptr<S>& socket) {
   beast::get_lowest_layer(*socket).expires_never();
   websocket::stream_base::timeout timeouts{};
   timeouts.handshake_timeout = kConnectTimeout;
@@ -158,7 +230,8 @@ void StreamClient::Impl::on_connected(std::uint64_t gen, const std::shared_ptr<W
                           });
 }
 
-void StreamClient::Impl::read(std::uint64_t gen, const std::shared_ptr<Ws>& socket) {
+template <class S>
+void StreamClient::Impl::read(std::uint64_t gen, const std::shared_ptr<S>& socket) {
   socket->async_read(buffer, [this, gen, socket](beast::error_code ec, std::size_t) {
     if (gen != generation) return;
     if (ec) return fail(gen, describe(ec));
@@ -183,24 +256,30 @@ void StreamClient::Impl::write_next() {
   }
   writing = true;
   const std::uint64_t gen = generation;
-  auto socket = ws;
-  socket->async_write(net::buffer(outbox.front()),
-                      [this, gen, socket](beast::error_code ec, std::size_t) {
-                        if (gen != generation) return;
-                        if (ec) return fail(gen, describe(ec));
-                        outbox.pop_front();
-                        write_next();
-                      });
+  std::visit(
+      [this, gen](const auto& socket) {
+        socket->async_write(net::buffer(outbox.front()),
+                            [this, gen, socket](beast::error_code ec, std::size_t) {
+                              if (gen != generation) return;
+                              if (ec) return fail(gen, describe(ec));
+                              outbox.pop_front();
+                              write_next();
+                            });
+      },
+      ws);
 }
 
 void StreamClient::Impl::fail(std::uint64_t gen, const std::string& why) {
   if (gen != generation) return;
   ++generation;
   open = false;
-  if (ws) {
-    beast::error_code ignored;
-    beast::get_lowest_layer(*ws).socket().close(ignored);
-  }
+  std::visit(
+      [](const auto& socket) {
+        if (!socket) return;
+        beast::error_code ignored;
+        beast::get_lowest_layer(*socket).socket().close(ignored);
+      },
+      ws);
   {
     const std::lock_guard lock(mutex);
     link.state = link.connections == 0 && link.state == LinkState::kConnecting
@@ -225,8 +304,8 @@ void StreamClient::Impl::deliver(std::string_view text) {
   inbox.connection = link.connections;
 }
 
-StreamClient::StreamClient(EndpointUrl url, std::string token)
-    : impl_(std::make_unique<Impl>(std::move(url), std::move(token))) {}
+StreamClient::StreamClient(EndpointUrl url, std::string token, std::string ca_file)
+    : impl_(std::make_unique<Impl>(std::move(url), std::move(token), ca_file)) {}
 
 StreamClient::~StreamClient() {
   stop();

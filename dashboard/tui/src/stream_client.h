@@ -5,7 +5,9 @@
 // thread that connects, subscribes to the job the user looks at, parses every
 // message and keeps only the newest hello and tick for the UI thread. A lost
 // or refused connection is retried with exponential backoff (250 ms doubling
-// to 5 s) for as long as the client lives; it never gives up.
+// to 5 s) for as long as the client lives; it never gives up. An https://
+// URL makes it wss://, verifying the collector's certificate and host name
+// against `ca_file` (empty: the system's CAs).
 //
 // Threads: start(), stop(), subscribe(), take() and status() are called by
 // the UI thread; everything else runs on the network thread. The UI thread
@@ -42,7 +44,7 @@ struct StreamInbox {
 
 class StreamClient {
  public:
-  StreamClient(EndpointUrl url, std::string token);
+  StreamClient(EndpointUrl url, std::string token, std::string ca_file = {});
   ~StreamClient();
   StreamClient(const StreamClient&) = delete;
   StreamClient& operator=(const StreamClient&) = delete;

@@ -72,7 +72,7 @@ class TopApp {
  public:
   explicit TopApp(const TopOptions& options)
       : options_(options),
-        stream_(options.url, options.token),
+        stream_(options.url, options.token, options.ca_file),
         fetches_(options.url, fetch_options(options)) {
     model_.url = options.url.text;
     model_.interactive = true;

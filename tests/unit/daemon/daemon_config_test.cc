@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "daemon_flags.h"
+#include "https_server.h"
 
 namespace stallwatch::collector {
 namespace {
+
+using test::test_pki;
+using test::TestPki;
 
 TEST(ParseDuration, AcceptsUnitsAndFractions) {
   EXPECT_EQ(parse_duration("500ms"), 500'000'000);
@@ -336,6 +340,58 @@ TEST(DaemonConfigHttp, AnApiOtherHostsReachNeedsATokenUnlessSaidInsecure) {
   ASSERT_EQ(resolve_daemon_config(flags, c), "");
   EXPECT_TRUE(c.insecure_http_without_token);
   EXPECT_EQ(validate(c), "");
+}
+
+TEST(DaemonConfigHttp, TlsCertAndKeyLoadTogetherAndAnyHostStillNeedsAToken) {
+  const TestPki& pki = test_pki();
+  DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[http]\ntls_cert = \"" + pki.server_cert + "\"\ntls_key = \"" +
+                           pki.server_key + "\"\n",
+                       "t.toml", c),
+            "");
+  EXPECT_EQ(c.http_tls_cert, pki.server_cert);
+  EXPECT_EQ(c.http_tls_key, pki.server_key);
+  EXPECT_EQ(validate(c), "");
+  c.http_host = "0.0.0.0";
+  EXPECT_NE(validate(c).find("no token is set"), std::string::npos);
+  c.http_host = "127.0.0.1";
+  c.http_tls_key = pki.wrong_host_key;
+  EXPECT_EQ(validate(c), "http: TLS key '" + pki.wrong_host_key + "' does not match certificate '" +
+                             pki.server_cert + "'");
+  c.http_tls_key.clear();
+  EXPECT_NE(validate(c).find("go together"), std::string::npos);
+  EXPECT_NE(apply_toml("[http]\ntls_key = \"\"\n", "t.toml", c).find("tls_key"), std::string::npos);
+
+  DaemonFlags flags;
+  const char* argv[] = {"stallwatchd", "--http-tls-cert", "/nonexistent/cert.pem", "--http-tls-key",
+                        pki.server_key.c_str()};
+  ASSERT_EQ(parse_daemon_flags(5, argv, flags), "");
+  EXPECT_EQ(resolve_daemon_config(flags, c),
+            "http: cannot read TLS certificate '/nonexistent/cert.pem': No such file or directory");
+}
+
+// The daemon's own sections, the alert rules and the class rules all read
+// through one TomlFields: every error starts "<file>:<line>: <key>: ".
+TEST(DaemonConfigToml, EveryReaderNamesFileLineAndKey) {
+  struct Case {
+    const char* toml;
+    const char* prefix;
+  };
+  for (const Case& k : {
+           Case{"[http]\nlisten = \"x:1\"\ntls_key = 3\n", "d.toml:3: http.tls_key: "},
+           Case{"[engine]\n\ntick = \"fast\"\n", "d.toml:3: engine.tick: "},
+           Case{"[journal]\nmax_bytes = \"big\"\n", "d.toml:2: journal.max_bytes: "},
+           Case{"[alerts]\n[[alerts.rule]]\nname = \"x\"\nmetric = \"data_stall_ratio\"\n"
+                "above = 0.3\nfor = \"3x\"\n",
+                "d.toml:6: alerts.rule[0].for: "},
+           Case{"[classes]\n[[classes.rule]]\nclass = \"io\"\ncat = 3\n",
+                "d.toml:4: classes.rule[1].cat: "},
+           Case{"[classes]\npreset = 1\n", "d.toml:2: classes.preset: "},
+       }) {
+    DaemonConfig c = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "d.toml", c);
+    EXPECT_EQ(err.rfind(k.prefix, 0), 0u) << k.toml << " -> " << err;
+  }
 }
 
 TEST(DaemonConfigCurve, FileAndFlagsSetTheCurveEndpointsAllowListAndStateDir) {

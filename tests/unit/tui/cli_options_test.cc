@@ -68,12 +68,17 @@ TEST(CliOptionsTest, UsageErrorsSayWhatIsWrong) {
   EXPECT_EQ(error({"top", "--width", "wide"}), "--width: Value wide not in range 40 to 1000");
   EXPECT_NE(parse(parse_top_options, {"top", "--url", "ftp://x"}).error.find("only http://"),
             std::string::npos);
-  EXPECT_NE(parse(parse_top_options, {"top", "--url", "https://x"}).error.find("use --once"),
-            std::string::npos);
   EXPECT_EQ(parse(parse_top_options, {"top", "--ca-file="}).error,
             "--ca-file: 1 required F missing");
   EXPECT_TRUE(parse(parse_top_options, {"top", "--help"}).help);
   EXPECT_TRUE(parse(parse_top_options, {"top", "-h"}).help);
+}
+
+TEST(CliOptionsTest, TheLiveViewTakesAnHttpsUrl) {
+  auto top = parse(parse_top_options, {"top", "--url", "https://x"});
+  ASSERT_TRUE(top.options) << top.error;
+  EXPECT_TRUE(top.options->url.https);
+  EXPECT_FALSE(top.options->once);
 }
 
 TEST(CliOptionsTest, HttpsTakesACaFile) {

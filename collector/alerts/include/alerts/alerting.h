@@ -62,8 +62,9 @@ class Alerting {
 // The API's form of an alert (docs/api.md `GET /api/v1/alerts`).
 AlertView to_alert_view(const Alert& alert);
 
-// "http://<host>:<port>" for links, with the machine's name when the
+// "http[s]://<host>:<port>" for links, with the machine's name when the
 // dashboard listens on a wildcard address.
-std::string dashboard_base_url(const std::string& http_host, std::uint16_t http_port);
+std::string dashboard_base_url(const std::string& http_host, std::uint16_t http_port,
+                               bool https = false);
 
 }  // namespace stallwatch::collector

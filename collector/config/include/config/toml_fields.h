@@ -28,6 +28,13 @@ class TomlFields {
   TomlFields(const toml::value& table, std::string path, std::string_view file_name);
 
   bool has(std::string_view key) const;
+  bool is_table() const { return table_.is_table(); }
+  // The table's keys, in the file's order as toml11 keeps them; empty when
+  // it is not a table.
+  std::vector<std::string> keys() const;
+  // The raw value of a key that has(), for readers of their own shapes
+  // (e.g. a class or a list of classes); report problems with error(key).
+  const toml::value& value(std::string_view key) const { return at(key); }
   std::string allow_only(std::initializer_list<std::string_view> allowed) const;
 
   std::string string(std::string_view key, std::string& out) const;

@@ -24,6 +24,10 @@ namespace stallwatch::collector {
 // header and body sizes, timeouts on slow clients, and at most one pending
 // tick per WebSocket session (a slow reader skips ticks).
 //
+// With ServeConfig::tls_cert_file and tls_key_file, every connection speaks
+// TLS (https, wss) and a plain-HTTP client is dropped after the failed
+// handshake.
+//
 // Boost.Beast stays behind this header; the daemon never sees it.
 class HttpServer {
  public:
@@ -34,7 +38,7 @@ class HttpServer {
 
   // Binds host:port and starts serving. Returns "" or what went wrong,
   // naming the address (e.g. "cannot listen on 127.0.0.1:8787: Address
-  // already in use").
+  // already in use") or the TLS file that does not load.
   std::string start();
 
   // Sends a tick with the backend's current state to every WebSocket

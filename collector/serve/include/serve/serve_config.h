@@ -43,6 +43,10 @@ struct ServeConfig {
   // When not empty, every request but /healthz and the static assets needs
   // `Authorization: Bearer <token>` or `?token=<token>`.
   std::string bearer_token;
+  // When both are set (PEM files), the API, the page and the WebSocket are
+  // served over TLS only (https, wss); check_tls_files() tells whether they load.
+  std::string tls_cert_file;
+  std::string tls_key_file;
   // Upper bounds of the `seconds` query parameters (engine timeline_ns and
   // history_ns); larger requests are clamped.
   std::int64_t timeline_max_seconds = 60;
