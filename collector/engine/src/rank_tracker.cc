@@ -96,10 +96,7 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
   windows_.add(batch_);
   sources_.refresh_state();
 
-  std::int64_t horizon = horizon_for(sources_.watermark_ns());
-  // A finished rank expects nothing more: every whole cell up to its end is
-  // final, so its counters reach its end instead of stopping a lateness short.
-  if (sources_.finished()) horizon = std::max(horizon, floor_grid(sources_.end_ns(), res_));
+  const std::int64_t horizon = horizon_for(sources_.watermark_ns());
   if (windows_.horizon_ns() == kNoTime || horizon > windows_.horizon_ns()) {
     windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_);
     finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);

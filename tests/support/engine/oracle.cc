@@ -190,15 +190,7 @@ void Oracle::ingest(const DecodedBatch& b) {
   for (std::size_t i = closed_before; i < closed_.size(); ++i)
     src.device_events |= (closed_[i].mask & kD) != 0;
 
-  std::int64_t next = floor_to(wm_ - config_.lateness_ns, config_.resolution_ns);
-  // A finished rank: every whole cell up to its end is final.
-  bool finished = !sources_.empty();
-  std::int64_t end = kNone;
-  for (const auto& s : sources_) {
-    finished = finished && s.finished;
-    end = std::max({end, s.final_at, s.wm});
-  }
-  if (finished) next = std::max(next, floor_to(std::max(end, start_), config_.resolution_ns));
+  const std::int64_t next = floor_to(wm_ - config_.lateness_ns, config_.resolution_ns);
   if (horizon_ != kNone && next <= horizon_) return;
   const std::int64_t from = horizon_ == kNone ? start_ : std::max(horizon_, start_);
   if (next > from) {

@@ -44,23 +44,6 @@ TEST(EngineFinalized, CountersCoverStartToTheHorizonAndLagTheLiveTotals) {
   EXPECT_DOUBLE_EQ(window(r, 0).data_stall_seconds, 20 * 0.0004);
 }
 
-TEST(EngineFinalized, AFinishedRanksCountersReachItsEnd) {
-  Harness h(small_config());
-  auto main = h.source(100);
-  fill_slots(main, 0, 20);
-  h.send(main.take(kT0 + ms(20)));
-  EXPECT_EQ(rank0(h, kT0 + ms(20)).finalized.horizon_ns, kT0 + ms(15));  // a lateness short
-  // Its final batch: nothing more can come, so the whole run is final.
-  h.send(main.take(kT0 + ms(20), true));
-  const RankSnapshot& r = rank0(h, kT0 + ms(21));
-  EXPECT_EQ(r.state, RankState::kFinished);
-  EXPECT_EQ(r.finalized.horizon_ns, kT0 + ms(20));
-  EXPECT_EQ(r.finalized.wall_ns, ms(20));
-  EXPECT_EQ(r.finalized.data_stall_ns, 20 * us(400));
-  EXPECT_EQ(r.finalized.steps, 20u);  // every batch trained
-  EXPECT_DOUBLE_EQ(window(r, 0).wall_seconds, 0.020);
-}
-
 TEST(EngineFinalized, DeviceBusyArrivingWithinTheLatenessShrinksTheLiveStallNotTheCounter) {
   Harness h(small_config());
   auto main = h.source(100);
