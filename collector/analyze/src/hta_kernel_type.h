@@ -23,5 +23,9 @@ HtaKernelType hta_kernel_type(std::string_view name);
 
 // "COMMUNICATION", "MEMORY", "COMPUTATION" or "OTHER", HTA's spelling.
 std::string_view hta_kernel_type_name(HtaKernelType type);
+// Whether HTA counts a host event of this name as a kernel or memory launch:
+// CUDA runtime and driver launches, memcpy/memset, and their ROCm and MTIA
+// counterparts (HTA's TraceSymbolTable.get_runtime_launch_events_mask).
+bool is_hta_launch_name(std::string_view name);
 
 }  // namespace stallwatch::collector

@@ -9,43 +9,6 @@
 
 namespace stallwatch::collector {
 
-bool is_hta_launch_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 28> kNames = {
-      "cudaLaunchKernel",
-      "cudaLaunchKernelExC",
-      "cuLaunchKernel",
-      "cuLaunchKernelEx",
-      "cudaMemcpyAsync",
-      "cudaMemsetAsync",
-      "runFunction - job_prep_and_submit_for_execution",
-      "hipLaunchKernel",
-      "hipExtModuleLaunchKernel",
-      "hipMemsetAsync",
-      "hipMemcpyAsync",
-      "hipMemcpyWithStream",
-      "urEnqueueUSMFill",
-      "urEnqueueUSMFill2D",
-      "urEnqueueUSMMemcpy",
-      "urEnqueueUSMMemcpy2D",
-      "urEnqueueKernelLaunch",
-      "urEnqueueKernelLaunchExp",
-      "urEnqueueKernelLaunchCustomExp",
-      "urEnqueueKernelLaunchWithArgsExp",
-      "urEnqueueCooperativeKernelLaunchExp",
-      "urEnqueueMemBufferFill",
-      "urEnqueueMemBufferRead",
-      "urEnqueueMemBufferWrite",
-      "urEnqueueMemBufferCopy",
-      "urUSMHostAlloc",
-      "urUSMSharedAlloc",
-      "urUSMDeviceAlloc",
-  };
-  for (std::string_view known : kNames) {
-    if (name == known) return true;
-  }
-  return false;
-}
-
 namespace {
 
 // HTA joins every host row whose correlation belongs to a launch with every
@@ -56,7 +19,7 @@ HtaLaunchStats stats_of(const HtaRankTrace& rank) {
   out.rank = rank.rank;
   std::unordered_set<std::int64_t> launched;
   for (const HtaRuntimeRow& row : rank.runtime) {
-    if (is_hta_launch_name(rank.names[row.name])) launched.insert(row.correlation);
+    if (row.launch) launched.insert(row.correlation);
   }
   std::unordered_map<std::int64_t, std::vector<const HtaGpuRow*>> kernels;
   for (const HtaGpuRow& g : rank.gpu) {

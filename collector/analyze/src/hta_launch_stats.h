@@ -41,9 +41,4 @@ struct HtaLaunchStats {
 // The launch statistics of every rank of `trace`.
 std::vector<HtaLaunchStats> hta_launch_stats(const HtaTrace& trace);
 
-// Whether HTA counts a host event of this name as a kernel or memory launch:
-// CUDA runtime and driver launches, memcpy/memset, and their ROCm and MTIA
-// counterparts (HTA's TraceSymbolTable.get_runtime_launch_events_mask).
-bool is_hta_launch_name(std::string_view name);
-
 }  // namespace stallwatch::collector

@@ -58,7 +58,7 @@ void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
   std::map<std::int64_t, std::vector<const HtaRuntimeRow*>> launches_by_thread;
   std::map<std::string, std::vector<double>> t4;
   for (const HtaRuntimeRow& r : rank.runtime) {
-    if (!is_hta_launch_name(rank.names[r.name])) continue;
+    if (!r.launch) continue;
     launches_by_thread[r.tid].push_back(&r);
     t4[rank.names[r.name]].push_back(micros(r.dur));
   }

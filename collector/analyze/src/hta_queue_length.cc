@@ -32,7 +32,7 @@ void add_rank(const HtaRankTrace& rank, std::vector<HtaQueueLength>& out) {
   std::vector<Step> steps;
   std::unordered_map<std::int64_t, bool> launched;
   for (const HtaRuntimeRow& row : rank.runtime) {
-    if (!row.has_kernel || !is_hta_launch_name(rank.names[row.name])) continue;
+    if (!row.has_kernel || !row.launch) continue;
     launched[row.correlation] = true;
     auto it = streams_of.find(row.correlation);
     if (it == streams_of.end()) continue;  // pandas drops a NaN stream group

@@ -130,6 +130,14 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     // Kept CPU rows per correlation: a GPU row is kept once per match.
     std::unordered_map<std::int64_t, std::uint32_t> kept_launches;
     std::uint32_t kept_uncorrelated = 0;
+    // Whether each name is a launch: 0 unknown, 1 no, 2 yes.
+    std::vector<std::uint8_t> launch_name(trace.names_.size(), 0);
+    auto is_launch = [&](std::uint32_t name) {
+      if (name >= launch_name.size()) return false;
+      if (launch_name[name] == 0)
+        launch_name[name] = is_hta_launch_name(trace.names_[name]) ? 2 : 1;
+      return launch_name[name] == 2;
+    };
     for (const Row& row : rows) {
       if (row.stream != -1 || !cpu_kept(row)) continue;
       if (row.op) rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.name});
@@ -145,6 +153,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       runtime.correlation = row.correlation;
       runtime.name = row.name;
       runtime.has_kernel = kernel_of.count(row.correlation) != 0;
+      runtime.launch = is_launch(row.name);
       rank.runtime.push_back(runtime);
     }
     auto row_ts_if_kept = [&](std::uint64_t index) -> double {

@@ -68,6 +68,7 @@ struct HtaRuntimeRow {
   std::int64_t correlation = -1;
   std::uint32_t name = 0;
   bool has_kernel = false;  // a device row of the unfiltered trace shares its correlation
+  bool launch = false;      // its name is a launch (is_hta_launch_name), decided once per name
 };
 
 // A host operator (cat "cpu_op") HTA keeps, in ns.
