@@ -25,22 +25,9 @@
 namespace stallwatch::test {
 namespace {
 
-constexpr const char* kToml = R"([engine]
-windows = ["2s", "300s"]
-verdict_window = "2s"
-resolution = "100ms"
-lateness = "300ms"
-silent_after = "5s"
-history = "310s"
-tick = "100ms"
-)";
 constexpr int kRanks = 3;      // ranks 0 and 1 run to the end, rank 2 is killed
 constexpr int kGarbage = 200;  // garbage frames in the burst
 constexpr int kKilledRank = 2;
-
-std::uint64_t counter(const json& row, const char* name) {
-  return row.is_object() ? row.value(name, std::uint64_t{0}) : 0;
-}
 
 std::uint64_t invalid_frames(const json& status) {
   std::uint64_t total = 0;
@@ -50,16 +37,10 @@ std::uint64_t invalid_frames(const json& status) {
   return total;
 }
 
-std::int64_t monotonic_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
-
 TEST(ChaosTest, NothingIsLostSilently) {
   TempDir journal;
   DaemonOptions options;
-  options.config_toml = kToml;
+  options.config_toml = kJournalWindowsToml;
   options.extra_args = {"--journal", journal.path() + "/journal"};
   DaemonProcess daemon(options);
   ASSERT_TRUE(daemon.start()) << daemon.log();
@@ -72,7 +53,7 @@ TEST(ChaosTest, NothingIsLostSilently) {
   }
   const auto all_flowing = [&] {
     for (int rank = 0; rank < kRanks; ++rank) {
-      if (counter(rank_row(daemon, "chaos", rank), "events_received") < 50) return false;
+      if (row_counter(rank_row(daemon, "chaos", rank), "events_received") < 50) return false;
     }
     return true;
   };
@@ -86,12 +67,12 @@ TEST(ChaosTest, NothingIsLostSilently) {
   for (int rank = 0; rank < kRanks; ++rank) {
     const json row = rank_row(daemon, "chaos", rank);
     ASSERT_TRUE(row.is_object()) << "rank " << rank << " not restored from the journal";
-    restored.push_back(counter(row, "events_received"));
+    restored.push_back(row_counter(row, "events_received"));
   }
   ASSERT_TRUE(wait_until(
       [&] {
         for (int rank = 0; rank < kRanks; ++rank) {
-          if (counter(rank_row(daemon, "chaos", rank), "events_received") <=
+          if (row_counter(rank_row(daemon, "chaos", rank), "events_received") <=
               restored[static_cast<std::size_t>(rank)])
             return false;
         }
@@ -165,21 +146,21 @@ TEST(ChaosTest, NothingIsLostSilently) {
     const auto report = load_agent_report(agents[static_cast<std::size_t>(rank)]->report_path());
     ASSERT_TRUE(report.has_value());
     const AgentStats& stats = report->stats;
-    const std::uint64_t received = counter(row, "events_received");
-    const std::uint64_t lost_batches = counter(row, "lost_batches");
+    const std::uint64_t received = row_counter(row, "events_received");
+    const std::uint64_t lost_batches = row_counter(row, "lost_batches");
     std::printf(
         "rank %d: recorded %llu, received %llu, agent dropped %llu, lost batches %llu (failed "
         "sends %llu), unpaired %llu\n",
         rank, static_cast<unsigned long long>(stats.events_recorded),
         static_cast<unsigned long long>(received),
-        static_cast<unsigned long long>(counter(row, "agent_dropped")),
+        static_cast<unsigned long long>(row_counter(row, "agent_dropped")),
         static_cast<unsigned long long>(lost_batches),
         static_cast<unsigned long long>(stats.send_failures),
-        static_cast<unsigned long long>(counter(row, "unpaired_events")));
+        static_cast<unsigned long long>(row_counter(row, "unpaired_events")));
     // What the agent recorded: sent or dropped by it, and the daemon shows
     // its drops exactly.
     EXPECT_EQ(stats.events_recorded, stats.events_sent + stats.events_lost_in_send);
-    EXPECT_EQ(counter(row, "agent_dropped"), stats.events_dropped);
+    EXPECT_EQ(row_counter(row, "agent_dropped"), stats.events_dropped);
     // What it sent: received, or on the wire at the kill, which shows as
     // sequence gaps beyond its own failed sends.
     // Each such gap holds at most one batch of events.
@@ -195,9 +176,9 @@ TEST(ChaosTest, NothingIsLostSilently) {
     // last 2 s, after every fault, are the agent's recorded time exactly, and
     // the 300 s window, which holds the whole run, lacks at most the time
     // from the kill to the agents' reconnect.
-    const std::uint64_t unpaired = counter(row, "unpaired_events");
+    const std::uint64_t unpaired = row_counter(row, "unpaired_events");
     if (unpaired > 0) {
-      EXPECT_GT(lost_batches + counter(row, "agent_dropped"), 0u);
+      EXPECT_GT(lost_batches + row_counter(row, "agent_dropped"), 0u);
     } else {
       expect_window_matches_report(row["windows"]["2s"], *report);
       const json& whole = row["windows"]["300s"];
@@ -216,7 +197,7 @@ TEST(ChaosTest, NothingIsLostSilently) {
   const json killed = rank_row(daemon, "chaos", kKilledRank);
   ASSERT_TRUE(killed.is_object());
   EXPECT_NE(killed.value("state", ""), "finished");
-  EXPECT_GT(counter(killed, "events_received"), 50u);
+  EXPECT_GT(row_counter(killed, "events_received"), 50u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "integration_fixture.h"
 
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <cmath>
 
@@ -37,6 +38,16 @@ DaemonOptions short_window_options() {
   DaemonOptions options;
   options.config_toml = kShortWindowsToml;
   return options;
+}
+
+std::int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+std::uint64_t row_counter(const json& row, const char* name) {
+  return row.is_object() ? row.value(name, std::uint64_t{0}) : 0;
 }
 
 json get_json(const DaemonProcess& daemon, const std::string& target) {

@@ -7,6 +7,7 @@
 // recorded.
 
 #include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,10 +27,28 @@ using namespace std::chrono_literals;
 // seconds of schedule fill the short windows.
 DaemonOptions short_window_options();
 
+// Windows "2s" and "300s" on a 100 ms grid with a history just over 300 s,
+// lateness 300 ms, silent after 5 s, a tick every 100 ms: the configuration of
+// the journal, restart and chaos tests, whose 300 s window holds a whole run.
+inline constexpr const char* kJournalWindowsToml = R"([engine]
+windows = ["2s", "300s"]
+verdict_window = "2s"
+resolution = "100ms"
+lateness = "300ms"
+silent_after = "5s"
+history = "310s"
+tick = "100ms"
+)";
+
+// CLOCK_MONOTONIC in nanoseconds.
+std::int64_t monotonic_ns();
+
 // The JSON body of a 200 answer; null otherwise.
 json get_json(const DaemonProcess& daemon, const std::string& target);
 // The rank's row from /api/v1/jobs/{job}; null while the rank is unknown.
 json rank_row(const DaemonProcess& daemon, const std::string& job, int rank);
+// A counter of a rank row; 0 while the row is null or lacks it.
+std::uint64_t row_counter(const json& row, const char* name);
 
 struct AgentRun {
   std::string schedule = "starved";  // see integration_agent.cc

@@ -18,16 +18,6 @@
 namespace stallwatch::test {
 namespace {
 
-constexpr const char* kToml = R"([engine]
-windows = ["2s", "300s"]
-verdict_window = "2s"
-resolution = "100ms"
-lateness = "300ms"
-silent_after = "5s"
-history = "310s"
-tick = "100ms"
-)";
-
 constexpr int kRanks = 2;
 constexpr const char* kJob = "resume";
 constexpr const char* kCounters[] = {
@@ -104,7 +94,7 @@ json finished_row(const DaemonProcess& daemon, int rank) {
 TEST(JournalCountersTest, CountersResumeFromTheJournalAfterAKillAndAStop) {
   TempDir journal;
   DaemonOptions options;
-  options.config_toml = kToml;
+  options.config_toml = kJournalWindowsToml;
   options.extra_args = {"--journal", journal.path() + "/journal"};
   DaemonProcess daemon(options);
   ASSERT_TRUE(daemon.start()) << daemon.log();

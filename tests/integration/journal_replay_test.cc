@@ -16,20 +16,11 @@
 namespace stallwatch::test {
 namespace {
 
-constexpr const char* kToml = R"([engine]
-windows = ["2s", "300s"]
-verdict_window = "2s"
-resolution = "100ms"
-lateness = "300ms"
-silent_after = "5s"
-history = "310s"
-tick = "100ms"
-)";
 constexpr int kRanks = 2;
 
 DaemonOptions options(const std::vector<std::string>& extra = {}) {
   DaemonOptions o;
-  o.config_toml = kToml;
+  o.config_toml = kJournalWindowsToml;
   o.extra_args = extra;
   return o;
 }

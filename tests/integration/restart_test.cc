@@ -17,27 +17,7 @@
 namespace stallwatch::test {
 namespace {
 
-constexpr const char* kRestartToml = R"([engine]
-windows = ["2s", "300s"]
-verdict_window = "2s"
-resolution = "100ms"
-lateness = "300ms"
-silent_after = "5s"
-history = "310s"
-tick = "100ms"
-)";
-
 constexpr int kRanks = 2;
-
-std::uint64_t counter(const json& row, const char* name) {
-  return row.is_object() ? row.value(name, std::uint64_t{0}) : 0;
-}
-
-std::int64_t monotonic_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-}
 
 // The window's seconds equal the report's within its brackets, widened by
 // `lost_span` seconds whose events may be missing.
@@ -61,7 +41,7 @@ void expect_window_within(const json& metrics, const AgentReport& report, double
 TEST(RestartTest, KilledDaemonRestoresItsWindowsFromTheJournal) {
   TempDir journal;
   DaemonOptions options;
-  options.config_toml = kRestartToml;
+  options.config_toml = kJournalWindowsToml;
   options.extra_args = {"--journal", journal.path() + "/journal"};
   DaemonProcess daemon(options);
   ASSERT_TRUE(daemon.start()) << daemon.log();
@@ -77,7 +57,7 @@ TEST(RestartTest, KilledDaemonRestoresItsWindowsFromTheJournal) {
   ASSERT_TRUE(wait_until(
       [&] {
         for (int rank = 0; rank < kRanks; ++rank) {
-          shown[rank] = counter(rank_row(daemon, "crash", rank), "events_received");
+          shown[rank] = row_counter(rank_row(daemon, "crash", rank), "events_received");
           if (shown[rank] < 200) return false;
         }
         return true;
@@ -95,7 +75,7 @@ TEST(RestartTest, KilledDaemonRestoresItsWindowsFromTheJournal) {
   for (int rank = 0; rank < kRanks; ++rank) {
     const json row = rank_row(daemon, "crash", rank);
     ASSERT_TRUE(row.is_object()) << "rank " << rank << " missing after restart\n" << daemon.log();
-    restored[rank] = counter(row, "events_received");
+    restored[rank] = row_counter(row, "events_received");
     EXPECT_GE(restored[rank], shown[rank]) << "rank " << rank;
     EXPECT_GT(row["windows"]["300s"].value("compute_seconds", 0.0), 0.0) << row.dump();
   }
@@ -103,7 +83,7 @@ TEST(RestartTest, KilledDaemonRestoresItsWindowsFromTheJournal) {
   ASSERT_TRUE(wait_until(
       [&] {
         for (int rank = 0; rank < kRanks; ++rank) {
-          if (counter(rank_row(daemon, "crash", rank), "events_received") <= restored[rank]) {
+          if (row_counter(rank_row(daemon, "crash", rank), "events_received") <= restored[rank]) {
             return false;
           }
         }
@@ -133,18 +113,18 @@ TEST(RestartTest, KilledDaemonRestoresItsWindowsFromTheJournal) {
     ASSERT_TRUE(report.has_value());
     const AgentStats& stats = report->stats;
     EXPECT_EQ(stats.events_recorded, stats.events_sent + stats.events_lost_in_send);
-    EXPECT_EQ(counter(row, "agent_dropped"), stats.events_dropped);
-    const std::uint64_t lost_batches = counter(row, "lost_batches");
+    EXPECT_EQ(row_counter(row, "agent_dropped"), stats.events_dropped);
+    const std::uint64_t lost_batches = row_counter(row, "lost_batches");
     std::printf("rank %d: sent %llu events, received %llu, lost batches %llu, agent dropped %llu\n",
                 rank, static_cast<unsigned long long>(stats.events_sent),
-                static_cast<unsigned long long>(counter(row, "events_received")),
+                static_cast<unsigned long long>(row_counter(row, "events_received")),
                 static_cast<unsigned long long>(lost_batches),
                 static_cast<unsigned long long>(stats.events_dropped));
     // Every event the agent recorded is in the windows or counted as lost:
     // dropped by the agent (it could not send while no daemon listened), or
     // in a batch that was on the wire at the kill (a sequence gap beyond the
     // agent's own failed sends).
-    const std::uint64_t received = counter(row, "events_received");
+    const std::uint64_t received = row_counter(row, "events_received");
     ASSERT_LE(received, stats.events_sent);
     if (received < stats.events_sent) {
       EXPECT_GT(lost_batches, stats.send_failures);
@@ -155,7 +135,7 @@ TEST(RestartTest, KilledDaemonRestoresItsWindowsFromTheJournal) {
     // the outage, are the oracle's exactly, and the 300 s window, which holds
     // the whole run, lacks at most the time whose events were lost (from the
     // last flush before the kill to the reconnect).
-    const std::uint64_t unpaired = counter(row, "unpaired_events");
+    const std::uint64_t unpaired = row_counter(row, "unpaired_events");
     std::printf("rank %d: unpaired events %llu\n", rank, static_cast<unsigned long long>(unpaired));
     if (unpaired > 0) {
       EXPECT_GT(lost_batches, 0u);
