@@ -11,6 +11,13 @@
 //   "compute-proxy". An epoch.start MARK and a batch_size COUNTER every
 //   --steps-per-epoch steps (so a restarted collector learns them again).
 //
+// With --period-ms P the ranks train in lockstep, as data-parallel ranks do:
+// each step starts at the next multiple of P ms of the wall clock (CLOCK_REALTIME,
+// the same for every rank on the machine) and is numbered by it, and after
+// backward comes an all_reduce (cat comm) that ends --sync-ms after the
+// step's start for every rank, as a collective ends when its last rank
+// arrives: a rank that arrives earlier waits in it for its peers.
+//
 // A forked data-loader worker process (role "worker") records read.batch
 // regions (cat dataloader) until the main process goes away, like a PyTorch
 // DataLoader worker. Runs until --seconds pass or SIGTERM/SIGINT, then stops
@@ -18,7 +25,7 @@
 //
 //   browser_feeder --collector EP --job J --rank R [--seconds 120]
 //                  [--fetch-ms 60] [--compute-ms 40] [--batch-size 32]
-//                  [--steps-per-epoch 40] [--device]
+//                  [--steps-per-epoch 40] [--device] [--period-ms P --sync-ms S]
 //
 // Exit: 0 after a clean stop, 1 when the agent cannot start, 2 on bad flags.
 
@@ -52,6 +59,8 @@ struct Options {
   long batch_size = 32;
   int steps_per_epoch = 40;
   bool device = false;
+  int period_ms = 0;  // 0: free-running steps, no collective
+  int sync_ms = 0;
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -79,12 +88,29 @@ bool parse(int argc, char** argv, Options& o) {
       o.batch_size = std::atol(value);
     } else if (key == "--steps-per-epoch") {
       o.steps_per_epoch = std::atoi(value);
+    } else if (key == "--period-ms") {
+      o.period_ms = std::atoi(value);
+    } else if (key == "--sync-ms") {
+      o.sync_ms = std::atoi(value);
     } else {
       return false;
     }
   }
   return !o.collector.empty() && o.seconds > 0 && o.fetch_ms >= 0 && o.compute_ms >= 4 &&
-         o.steps_per_epoch > 0;
+         o.steps_per_epoch > 0 && o.period_ms >= 0 &&
+         (o.period_ms == 0 || (o.sync_ms > o.fetch_ms + o.compute_ms && o.sync_ms < o.period_ms));
+}
+
+std::int64_t realtime_ms() {
+  timespec t{};
+  ::clock_gettime(CLOCK_REALTIME, &t);
+  return std::int64_t{t.tv_sec} * 1000 + t.tv_nsec / 1'000'000;
+}
+
+void sleep_until_realtime_ms(std::int64_t ms) {
+  const timespec t{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
+  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &t, nullptr) != 0 && g_stop == 0) {
+  }
 }
 
 void sleep_ms(int ms) {
@@ -121,7 +147,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: browser_feeder --collector EP --job J --rank R [--seconds N] "
                  "[--fetch-ms N] [--compute-ms N] [--batch-size N] [--steps-per-epoch N] "
-                 "[--device]\n");
+                 "[--device] [--period-ms P --sync-ms S]\n");
     return 2;
   }
   struct sigaction sa {};
@@ -162,12 +188,20 @@ int main(int argc, char** argv) {
   const sw_name_t optimizer = sw_intern("step");
   const sw_name_t kernel = sw_intern("sm90_xmma_gemm_bf16bf16_bf16f32");
   const sw_name_t batch_size = sw_intern("batch_size");
+  const sw_name_t comm = sw_intern("comm");
+  const sw_name_t all_reduce = sw_intern("all_reduce");
   const sw_lane_t lane = sw_device_lane(0, 7);
 
   const int forward_ms = o.compute_ms * 2 / 5;
   const int backward_ms = o.compute_ms / 2;
   const int optimizer_ms = o.compute_ms - forward_ms - backward_ms;
   for (std::int64_t step = 0; g_stop == 0 && sw_now_ns() < until; ++step) {
+    std::int64_t step_start_ms = 0;
+    if (o.period_ms > 0) {
+      step = realtime_ms() / o.period_ms + 1;
+      step_start_ms = step * o.period_ms;
+      sleep_until_realtime_ms(step_start_ms);
+    }
     if (step % o.steps_per_epoch == 0) {
       sw_mark(pipeline, epoch_mark, step / o.steps_per_epoch);
       sw_counter(pipeline, batch_size, o.batch_size);
@@ -180,6 +214,11 @@ int main(int argc, char** argv) {
     if (o.device) {
       const std::int64_t launch = busy_from + 1'000'000;
       sw_complete_on(lane, gpu, kernel, launch, sw_now_ns() - launch);
+    }
+    if (o.period_ms > 0) {
+      const sw_region_t r = sw_region_begin(comm, all_reduce);
+      sleep_until_realtime_ms(step_start_ms + o.sync_ms);
+      sw_region_end(r);
     }
     region(compute, optimizer, optimizer_ms);
   }

@@ -30,6 +30,7 @@ export function readJobView(page) {
       conn: document.getElementById('conn').textContent.trim(),
       windowButton: document.querySelector('#window-select [aria-checked="true"]')?.dataset.window ?? null,
       timelineTitle: document.getElementById('timeline-title')?.textContent.trim() ?? null,
+      heldBack: view.querySelector('[data-held-back]')?.textContent.trim() ?? null,
     };
   });
 }
@@ -94,7 +95,7 @@ export function readTimeline(page) {
       const m = /rgba?\((\d+), (\d+), (\d+)/.exec(getComputedStyle(probe).color);
       return m ? m.slice(1, 4).map(Number) : null;
     };
-    const colours = { fetch: rgb('--c-fetch'), compute: rgb('--c-compute'), device_busy: rgb('--c-device_busy'), app_io: rgb('--c-app_io') };
+    const colours = { fetch: rgb('--c-fetch'), compute: rgb('--c-compute'), device_busy: rgb('--c-device_busy'), app_io: rgb('--c-app_io'), peer_wait: rgb('--c-peer_wait') };
     probe.remove();
     const pixels = Object.fromEntries(Object.keys(colours).map((k) => [k, 0]));
     if (!canvas.closest('[hidden]') && canvas.width && canvas.height) {

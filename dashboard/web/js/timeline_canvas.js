@@ -152,7 +152,7 @@ export class TimelineCanvas {
       ctx.fillStyle = cssColor('--panel-2');
       ctx.fillRect(kGutter, e.y + 1, this.width - kGutter - 8, e.height - 2);
       ctx.font = '11px system-ui, sans-serif';
-      ctx.fillStyle = e.lane.kind === 'device' ? cssColor('--c-device_busy') : cssColor('--muted');
+      ctx.fillStyle = e.lane.kind === 'device' ? cssColor('--c-device_busy') : e.lane.kind === 'peers' ? cssColor('--c-peer_wait') : cssColor('--muted');
       ctx.fillText(e.lane.kind === 'device' && e.lane.tid === null ? 'device (GPU)' : e.lane.label, 18, e.y + kLanePad + kRowH / 2);
     }
   }
@@ -293,7 +293,7 @@ export class TimelineCanvas {
         h('div', { class: 'tt-name' }, r.name || '(unnamed)'),
         h('div', { class: 'tt-row' }, `${r.cat || '—'} · ${r.classes.join(', ')}`),
         h('div', { class: 'tt-row' }, r.open ? `${dur} so far (still open)` : `duration ${dur}`),
-        h('div', { class: 'tt-row' }, `started ${seconds((now - r.s) / 1e9)} ago · pid ${r.pid} · tid ${r.tid}`));
+        h('div', { class: 'tt-row' }, r.cls === 'peer_wait' ? `started ${seconds((now - r.s) / 1e9)} ago · in a collective call` : `started ${seconds((now - r.s) / 1e9)} ago · pid ${r.pid} · tid ${r.tid}`));
     }
     this.tooltip.hidden = false;
     const x = Math.min(ev.clientX + 14, window.innerWidth - this.tooltip.offsetWidth - 8);

@@ -7,11 +7,13 @@
 // the threads of an Nsight timeline. Nested regions are packed into rows
 // (depth) so a fetch inside a loop iteration sits under it. Times become
 // nanoseconds relative to `from_ns`. Pure data, no DOM; the canvas view
-// draws and hit-tests what this returns.
+// draws and hit-tests what this returns. A rank whose collective calls
+// waited for later peers (`peer_waits`) gets a "waiting for peers" lane
+// first, in its first process's group.
 
 export const kMaxRows = 6;
 
-export const kClasses = ['device_busy', 'fetch', 'compute', 'comm', 'io', 'app_io', 'pipeline', 'other'];
+export const kClasses = ['device_busy', 'fetch', 'compute', 'comm', 'io', 'app_io', 'pipeline', 'other', 'peer_wait'];
 
 // Device work is recorded under a device lane id instead of a thread id
 // (sw_device_lane: high bit set, device in bits 24-30, stream in bits 0-23).
@@ -122,6 +124,16 @@ export function buildTimeline(body) {
   }
 
   const lanes = [];
+  const waits = (body?.peer_waits ?? []).map((w) => {
+    const s = Number(w.start_ns) - from;
+    const rank = w.waiting_for;
+    return { s, e: Math.max(s, Number(w.end_ns) - from), open: false, cls: 'peer_wait', name: `waiting for rank ${rank}`, cat: 'collective', pid: order[0], tid: null, classes: ['peer_wait'], waitingFor: rank };
+  });
+  if (waits.length && order.length) {
+    const pid = order[0];
+    const group = `${roles.get(pid) ?? 'process'} ${pid}`;
+    lanes.push({ key: `peers:${pid}`, pid, tid: null, kind: 'peers', group, label: 'waiting for peers', rows: pack(waits), marks: [] });
+  }
   for (const pid of order) {
     const role = roles.get(pid) ?? 'process';
     const group = `${role} ${pid}`;

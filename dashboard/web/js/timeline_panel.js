@@ -15,6 +15,7 @@ const kRefreshMs = 1000;
 const kLegend = [
   ['device_busy', 'device busy'], ['fetch', 'fetch (waiting for data)'], ['compute', 'compute'],
   ['app_io', 'app I/O'], ['io', 'I/O'], ['comm', 'comm'], ['pipeline', 'pipeline'],
+  ['peer_wait', 'waiting for peers'],
 ];
 
 export class TimelinePanel {

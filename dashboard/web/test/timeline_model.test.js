@@ -105,3 +105,23 @@ test('lane labels come from the API, ordered by device and stream, with host dev
   assert.equal(laneLabel(lane(5, 9)), 'GPU 5 · stream 9');
   assert.equal(laneLabel(lane(5, 9), 'from the API'), 'from the API');
 });
+
+test('peer waits: one "waiting for peers" lane first, in the first process group', () => {
+  const m = buildTimeline({
+    ...body,
+    peer_waits: [
+      { start_ns: from + 100 * U, end_ns: from + 150 * U, waiting_for: 3 },
+      { start_ns: from + 700 * U, end_ns: from + 720 * U, waiting_for: 1 },
+    ],
+  });
+  assert.deepEqual(m.lanes.map((l) => `${l.group}/${l.label}`).slice(0, 2), ['main 10/waiting for peers', 'main 10/device']);
+  const lane = m.lanes[0];
+  assert.equal(lane.kind, 'peers');
+  assert.deepEqual(lane.rows[0].map((x) => [x.s / U, x.e / U, x.cls, x.name]), [
+    [100, 150, 'peer_wait', 'waiting for rank 3'], [700, 720, 'peer_wait', 'waiting for rank 1'],
+  ]);
+  assert.equal(m.count, 6);  // regions only
+  assert.ok(Math.abs(coverage(m.lanes, 'peer_wait', m.span) - 70 / 1000) < 1e-12);
+  // Without peer_waits there is no such lane.
+  assert.ok(buildTimeline(body).lanes.every((l) => l.kind !== 'peers'));
+});

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// The dashboard on a data-parallel job in lockstep (browser_feeder
+// --period-ms, feeder.mjs kLockstepRanks): rank 1 fetches longer, so rank 0
+// reaches each step's all_reduce 20 ms earlier and waits for it there. The
+// job view names rank 1 as the one holding the job back, as the API does;
+// the "Waiting for peers" column shows the API's peer wait per rank; and
+// rank 0's timeline draws a "waiting for peers" lane whose regions are the
+// API's peer_waits, each naming rank 1.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { launchChromium, WatchedPage } from './chromium.mjs';
+import { Daemon, until } from './daemon.mjs';
+import { Feeders, kLockstepRanks } from './feeder.mjs';
+import { agrees, parsePct, readJobView, readTimeline } from './page_reads.mjs';
+
+const kJob = 'browser-lockstep';
+const kJobPath = `/api/v1/jobs/${kJob}`;
+const kWindow = '5s';
+
+const daemon = new Daemon();
+const feeders = new Feeders();
+let browser = null;
+let view = null;
+
+// The job view and the API at the same tick (see live_job.test.mjs).
+async function sameTick(page) {
+  return until(async () => {
+    const shown = await readJobView(page);
+    const api = await daemon.getJson(kJobPath);
+    return shown.tick !== null && api && api.tick === shown.tick ? { shown, api } : null;
+  }, 'the page and the API at the same tick', 20000, 20);
+}
+
+describe('dashboard on a job in lockstep where one rank holds the others back', { concurrency: 1 }, () => {
+  before(async () => {
+    await daemon.start();
+    browser = await launchChromium();
+    feeders.start(daemon.ingestEndpoint, kJob, kLockstepRanks, 90);
+    await until(async () => {
+      const api = await daemon.getJson(kJobPath);
+      return api && api.ranks.length === 2 && api.summary[kWindow].held_back?.ranks?.length > 0
+        && api.ranks.every((r) => r.windows[kWindow].steps >= 10);
+    }, 'the API to name who holds the job back', 40000, 200);
+    view = await WatchedPage.open(browser, `${daemon.baseUrl}/#/jobs/${kJob}?window=${kWindow}&rank=0&span=5`);
+  });
+
+  after(async () => {
+    await feeders.stop();
+    if (browser) await browser.close();
+    const output = [daemon.log().trim(), feeders.output.join('').trim()].filter(Boolean);
+    if (output.length) console.log(`stallwatchd and feeder output:\n${output.join('\n')}`);
+    await daemon.dispose();
+  });
+
+  test('the header names rank 1, as the API held_back does', async () => {
+    const { shown, api } = await until(async () => {
+      const t = await sameTick(view.page);
+      return t.shown.heldBack ? t : null;
+    }, 'the held-back line', 20000, 50);
+    const held = api.summary[kWindow].held_back;
+    assert.deepEqual(held.ranks.map((r) => r.rank), [1], 'the API names rank 1');
+    assert.match(shown.heldBack, /^Held back by rank 1: /);
+    assert.ok(shown.heldBack.includes(held.ranks[0].verdict), `the verdict: ${shown.heldBack}`);
+    const cost = /costs the other rank ([\d.]+) ?% of their time waiting for peers/.exec(shown.heldBack);
+    assert.ok(cost, shown.heldBack);
+    assert.ok(agrees('pct', Number(cost[1]) / 100, held.cost_ratio), `cost: shows ${cost[1]} %, API ${held.cost_ratio}`);
+    // 20 of every 160 ms (up to 40 when rank 1 runs late on a loaded machine).
+    assert.ok(held.cost_ratio > 0.08 && held.cost_ratio < 0.27, `cost ratio ${held.cost_ratio}`);
+  });
+
+  test('the Waiting for peers column shows each rank\'s peer wait from the API', async () => {
+    const { shown, api } = await sameTick(view.page);
+    for (const r of api.ranks) {
+      const row = shown.rows.find((x) => x.key === String(r.rank));
+      assert.ok(row, `rank ${r.rank} has a row`);
+      const m = r.windows[kWindow];
+      const ratio = m.peer_wait_seconds / m.wall_seconds;
+      const cell = row.cells.peer_wait_ratio;
+      assert.equal(Number(cell.value), ratio, `rank ${r.rank}: data-value is peer_wait / wall`);
+      assert.ok(agrees('pct', parsePct(cell.text), ratio), `rank ${r.rank}: shows "${cell.text}", API ${ratio}`);
+    }
+    const ratioOf = (rank) => Number(shown.rows.find((x) => x.key === String(rank)).cells.peer_wait_ratio.value);
+    assert.ok(ratioOf(0) > 0.08, `rank 0 waits for its peer: ${ratioOf(0)}`);
+    assert.ok(ratioOf(1) < 0.01, `rank 1 waits for nobody: ${ratioOf(1)}`);
+  });
+
+  test('rank 0\'s timeline draws the API\'s peer waits in a "waiting for peers" lane', async () => {
+    const tl = await until(async () => {
+      const t = await readTimeline(view.page);
+      return t.title === 'Timeline · rank 0' && t.classes.peer_wait > 0 && t.pixels.peer_wait > 50 ? t : null;
+    }, 'rank 0 timeline with a peer-wait lane', 15000, 200).catch(async (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await readTimeline(view.page))}`);
+    });
+    const api = await daemon.getJson(`${kJobPath}/ranks/0/timeline?seconds=5`);
+    assert.ok(api.peer_waits.length >= 20, `the API lists the waits: ${api.peer_waits.length}`);
+    assert.ok(api.peer_waits.every((w) => w.waiting_for === 1), 'each wait names rank 1');
+    for (const w of api.peer_waits) {
+      const ms = (w.end_ns - w.start_ns) / 1e6;
+      assert.ok(ms > 10 && ms <= 41, `a wait of about 20 ms (at most 40): ${ms} ms`);
+    }
+    // One region per wait, give or take the ones the poll's edges move.
+    assert.ok(Math.abs(tl.classes.peer_wait - api.peer_waits.length) <= 2,
+      `drawn ${tl.classes.peer_wait}, API ${api.peer_waits.length}`);
+    const lane = await view.page.evaluate(() => document.querySelector('canvas.timeline-canvas').getAttribute('aria-label'));
+    assert.match(lane, /lanes/);
+    const slow = await daemon.getJson(`${kJobPath}/ranks/1/timeline?seconds=5`);
+    assert.deepEqual(slow.peer_waits, [], 'rank 1 waited for nobody');
+    assert.deepEqual(view.unexpected(), [], 'no console errors');
+    await view.screenshot('lockstep-job-view', { fullPage: true });
+  });
+});
