@@ -81,15 +81,31 @@ def test_ai_api_steps_are_the_batches_trained(daemon, tmp_path, metadata):
     assert total["steps"] == 6, total  # 3 epochs x 2 batches
 
 
-@pytest.mark.parametrize("loops,batches", [(1, 7), (2, 5)], ids=["1x7", "2x5"])
-def test_ai_api_steps_without_an_epoch_marker_are_the_batches_trained(daemon, loops, batches):
+@pytest.mark.parametrize("loops,batches,generator",
+                         [(1, 7, False), (2, 5, False), (1, 6, True), (3, 4, True)],
+                         ids=["1x7", "2x5", "1x6-decorated-generator", "3x4-decorated-generator"])
+def test_ai_api_steps_without_an_epoch_marker_are_the_batches_trained(daemon, loops, batches,
+                                                                      generator):
     base, ingest = daemon
-    job = f"steps-ai-no-epoch-{loops}x{batches}"
-    run(ingest, job, [os.path.join(SCENARIOS, "ai_fetch_loop.py"), str(loops), str(batches)])
+    job = f"steps-ai-no-epoch-{loops}x{batches}{'-generator' if generator else ''}"
+    run(ingest, job, [os.path.join(SCENARIOS, "ai_fetch_loop.py"), str(loops), str(batches)] +
+        (["--generator"] if generator else []))
     rank = finished_rank(base, job)
     assert rank["step"] == batches - 1  # ai.update(step=...) from enumerate
     total = rank["windows"]["total"]
     assert total["steps"] == loops * batches, total
+
+
+@pytest.mark.parametrize("generator", [False, True], ids=["iterator", "decorated-generator"])
+def test_ai_api_epochs_marked_without_step_marks_count_the_batches_fetched(daemon, generator):
+    base, ingest = daemon
+    job = f"steps-ai-epochs-only{'-generator' if generator else ''}"
+    run(ingest, job, [os.path.join(SCENARIOS, "ai_fetch_loop.py"), "3", "4", "--epochs-only"] +
+        (["--generator"] if generator else []))
+    rank = finished_rank(base, job)
+    assert rank["epoch"] == 2
+    total = rank["windows"]["total"]
+    assert total["steps"] == 3 * 4, total
 
 
 def test_the_timeline_marks_the_waits_that_ended_a_loop(daemon, tmp_path):

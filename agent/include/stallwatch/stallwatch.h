@@ -198,6 +198,9 @@ SW_API int sw_region_end(sw_region_t region) SW_NOEXCEPT;
  * (SW_END_LOOP_EXHAUSTED), which pydftracer-style tools do not count as an
  * event although the loop really waited. */
 #define SW_END_LOOP_EXHAUSTED 1
+/* The END payload of a call that returned a generator (a decorated generator
+ * function): measured, but it fetched no item, so it is no step. */
+#define SW_END_NO_ITEM 2
 SW_API int sw_region_end_value(sw_region_t region, int64_t value) SW_NOEXCEPT;
 
 /* Records a finished region [start_ns, start_ns + dur_ns) on this thread;

@@ -114,6 +114,8 @@ def end_value(token: int, value: int) -> None:
 
 # END payload marking the wait that ended a loop (SW_END_LOOP_EXHAUSTED).
 END_LOOP_EXHAUSTED = 1
+# END payload marking a call that returned a generator, before any item (SW_END_NO_ITEM).
+END_NO_ITEM = 2
 
 
 def end_exhausted(token: int) -> None:

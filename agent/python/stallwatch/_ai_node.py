@@ -12,6 +12,7 @@ The tree itself (categories and their events) is in :mod:`stallwatch._ai`.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional, TypeVar, overload
 
@@ -208,6 +209,21 @@ class DFTracerAI(_agent.Region):
         if enable is False:
             return fn
         region = self
+
+        if inspect.isgeneratorfunction(fn):
+            # A generator function returns at once, before any item: the call
+            # is recorded (pydftracer records it too) with END_NO_ITEM, so
+            # the collector never counts it as a fetched batch or a step.
+            @functools.wraps(fn)
+            def traced_generator(*args: Any, **kwargs: Any) -> Any:
+                token = (_agent.begin(_agent.name_id(region.cat), _agent.name_id(region.name))
+                         if region.enabled else 0)
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _agent.end_value(token, _agent.END_NO_ITEM)
+
+            return traced_generator
 
         @functools.wraps(fn)
         def traced(*args: Any, **kwargs: Any) -> Any:

@@ -45,7 +45,6 @@ struct Engine::Impl {
         clocks(config.clock_window_ns, config.clock_warning_ns) {
     special.step_mark = names.intern(config.step_mark);
     special.epoch_start = names.intern(config.epoch_start_mark);
-    special.epoch_body = names.intern(config.epoch_body_region);
     special.batch_size = names.intern(config.batch_size_counter);
     for (std::size_t k = 0; k < kGpuCounterCount; ++k)
       special.gpu_counters[k] = names.intern(agent_counter_name(static_cast<GpuCounter>(k)));
@@ -165,6 +164,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   // Per job, its ranks' COMM calls (read from their timelines, at tick time).
   std::vector<std::vector<detail::RankCalls>> calls;
   for (auto& [key, tracker] : m.ranks) {
+    tracker->settle(now_ns);
     if (snap->jobs.empty() || snap->jobs.back().job != key.first) {
       snap->jobs.emplace_back().job = key.first;
       calls.emplace_back();
@@ -200,9 +200,29 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
 
 std::optional<Timeline> Engine::timeline(std::string_view job, std::int32_t rank,
                                          std::int64_t seconds) const {
-  auto it = impl_->ranks.find(RankView{job, rank});
-  if (it == impl_->ranks.end()) return std::nullopt;
-  return it->second->timeline(impl_->names, seconds);
+  const Impl& m = *impl_;
+  auto it = m.ranks.find(RankView{job, rank});
+  if (it == m.ranks.end()) return std::nullopt;
+  Timeline tl = it->second->timeline(m.names, seconds);
+  std::vector<detail::CommCall> own = it->second->comm_calls();
+  if (own.empty()) return tl;
+  // The job's ranks' calls, this rank's among them, matched as at tick time.
+  std::vector<detail::RankCalls> calls;
+  std::vector<std::int32_t> numbers;
+  std::size_t self = 0;
+  auto first = m.ranks.lower_bound(RankView{job, std::numeric_limits<std::int32_t>::min()});
+  for (auto r = first; r != m.ranks.end() && r->first.first == job; ++r) {
+    if (r == it) self = calls.size();
+    calls.push_back({r == it ? std::move(own) : r->second->comm_calls(),
+                     m.clocks.offset_ns(r->second->host())});
+    numbers.push_back(r->first.second);
+  }
+  const detail::PeerWaits waits = detail::peer_wait_intervals(calls);
+  for (const detail::WaitInterval& w : waits.waits[self]) {
+    if (w.end_ns < tl.from_ns || w.start_ns > tl.to_ns) continue;
+    tl.peer_waits.push_back({w.start_ns, w.end_ns, numbers[w.waiting_for]});
+  }
+  return tl;
 }
 
 std::optional<Series> Engine::series(std::string_view job, std::string_view metric,

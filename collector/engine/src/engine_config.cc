@@ -96,7 +96,6 @@ std::string validate(const EngineConfig& c) {
            std::to_string(c.step_histogram_bounds_ns[i]) + " at [" + std::to_string(i) + "]";
   }
   if (c.step_mark.empty()) return "step_mark must not be empty";
-  if (c.epoch_body_region.empty()) return "epoch_body_region must not be empty";
   if (c.clock_window_ns < kNsPerSecond || c.clock_window_ns % kNsPerSecond != 0 ||
       c.clock_window_ns > 3600 * kNsPerSecond) {
     return "clock_window_ns must be whole seconds between 1 s and 1 h, got " +

@@ -131,7 +131,6 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         r.tid = ev.tid;
         r.mask = mask;
         r.main_thread = main;
-        if (!is_late) progress.add_region_begin(ev.name, ts);
         if (OpenRegion* found = src.open.find(key)) {
           const OpenRegion prior = *found;
           src.open.remove(found);
@@ -208,8 +207,8 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
 // Closes a region at `end_ns`; only its part from the lower bound on counts
 // (an End before the horizon closes the region at the horizon). The end of a
 // main-thread fetch is a step when the End was on time, unless the wait
-// ended its loop (no item came); a read or write call adds the bytes its End
-// carries (`end_value`) when the End was on time.
+// ended its loop or the call returned a generator (no item came); a read or write call adds the
+// bytes its End carries (`end_value`) when the End was on time.
 void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, std::int64_t end_value,
                              bool end_on_time, bool loop_end, std::uint16_t src_index,
                              WalkBounds bounds) {
@@ -221,7 +220,10 @@ void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, std::int6
       io_.add(end_ns, d, end_value);
     }
   }
-  if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time || loop_end) return;
+  if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time || loop_end ||
+      end_value == wire::kEndNoItem) {
+    return;
+  }
   if (end_ns < bounds.start_ns || end_ns < bounds.horizon_ns) return;
   progress_.add_fetch_end(end_ns);
 }

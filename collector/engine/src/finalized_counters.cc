@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "finalized_counters.h"
 
+#include <algorithm>
+
 #include "rank_sources.h"
 
 namespace stallwatch::collector::detail {
@@ -19,11 +21,12 @@ void FinalizedCounters::advance(const Sums& totals, bool real_device) {
 }
 
 FinalizedTotals FinalizedCounters::describe(const Sums& totals, std::int64_t start_ns,
-                                            std::int64_t horizon_ns,
+                                            std::int64_t horizon_ns, std::int64_t end_ns,
                                             const std::vector<std::uint64_t>& step_buckets) const {
   FinalizedTotals f;
   f.horizon_ns = horizon_ns == kNoTime || horizon_ns < start_ns ? start_ns : horizon_ns;
-  f.wall_ns = f.horizon_ns - start_ns;
+  f.wall_ns =
+      (end_ns == kNoTime ? f.horizon_ns : std::clamp(end_ns, start_ns, f.horizon_ns)) - start_ns;
   const auto& q = totals.ns;
   f.compute_ns = q[kCompute];
   f.app_io_ns = q[kAppIo];

@@ -28,9 +28,12 @@ class FinalizedCounters {
   void advance(const Sums& totals, bool real_device);
   // The counters for a rank started at `start_ns` whose finalized horizon is
   // `horizon_ns` (kNoTime: none yet) and whose finalized sums are `totals`
-  // (those of the last advance()). `step_buckets` holds the finalized step
-  // durations per histogram bucket (not cumulative).
+  // (those of the last advance()). `end_ns` is a finished rank's end
+  // (kNoTime while it runs): wall time stops there even when the horizon
+  // has passed it. `step_buckets` holds the finalized step durations per
+  // histogram bucket (not cumulative).
   FinalizedTotals describe(const Sums& totals, std::int64_t start_ns, std::int64_t horizon_ns,
+                           std::int64_t end_ns,
                            const std::vector<std::uint64_t>& step_buckets) const;
 
  private:

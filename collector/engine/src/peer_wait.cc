@@ -45,7 +45,7 @@ PeerWaits peer_wait_intervals(std::span<const RankCalls> ranks) {
       if (k.seen != taking_part) continue;
       const std::int64_t until = std::min(c.end_ns, k.latest + r.clock_offset_ns);
       if (until > c.start_ns) {
-        waits.push_back({c.start_ns, until});
+        waits.push_back({c.start_ns, until, k.last_rank});
         k.cost_ns += until - c.start_ns;
       }
     }
@@ -55,6 +55,7 @@ PeerWaits peer_wait_intervals(std::span<const RankCalls> ranks) {
     for (const WaitInterval& w : waits) {
       if (kept > 0 && w.start_ns <= waits[kept - 1].end_ns) {
         waits[kept - 1].end_ns = std::max(waits[kept - 1].end_ns, w.end_ns);
+        waits[kept - 1].waiting_for = w.waiting_for;
       } else {
         waits[kept++] = w;
       }

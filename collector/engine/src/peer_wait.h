@@ -28,6 +28,9 @@ struct RankCalls {
 struct WaitInterval {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
+  // The index (in the input) of the rank whose late arrival it waited for;
+  // of the later collective where two merged.
+  std::size_t waiting_for = 0;
 };
 
 // The collective whose latest arrival was this rank's call starting at

@@ -56,8 +56,9 @@ RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_inde
     r.windows.push_back(window_metrics(w, t, pending));
   r.verdict = r.windows[std::min(verdict_index, r.windows.size() - 1)].verdict;
   r.cause = r.windows[std::min(verdict_index, r.windows.size() - 1)].cause;
-  r.finalized = finalized_.describe(windows_.totals().sums(), sources_.start_ns(),
-                                    windows_.horizon_ns(), windows_.step_buckets());
+  r.finalized = finalized_.describe(
+      windows_.totals().sums(), sources_.start_ns(), windows_.horizon_ns(),
+      sources_.finished() ? sources_.end_ns() : kNoTime, windows_.step_buckets());
   if (!gpu_.empty()) {
     std::vector<std::int64_t> cells;
     cells.reserve(windows.size());

@@ -43,7 +43,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       step_mark_(names.step_mark),
       sources_(config.max_sources_per_rank),
       timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
-      progress_(names.step_mark, names.epoch_start, names.epoch_body, names.batch_size),
+      progress_(names.step_mark, names.epoch_start, names.batch_size),
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       io_(config.resolution_ns),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
@@ -96,15 +96,27 @@ bool RankTracker::ingest(const DecodedBatch& batch, std::int64_t now_ns, Prepare
   windows_.add(batch_);
   sources_.refresh_state();
 
-  const std::int64_t horizon = horizon_for(sources_.watermark_ns());
-  if (windows_.horizon_ns() == kNoTime || horizon > windows_.horizon_ns()) {
-    windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_);
-    finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
-    // An End whose Begin has not come by the time the horizon passes it
-    // never pairs.
-    sources_.expire_orphan_ends(horizon);
+  if (!sources_.finished()) {
+    finished_since_ns_ = kNoTime;
+  } else if (finished_since_ns_ == kNoTime) {
+    finished_since_ns_ = now_ns;
   }
+  advance_horizon(horizon_for(sources_.watermark_ns()));
   return true;
+}
+
+void RankTracker::settle(std::int64_t now_ns) {
+  if (finished_since_ns_ == kNoTime || now_ns - finished_since_ns_ < config_.lateness_ns) return;
+  advance_horizon(ceil_grid(sources_.end_ns(), res_));
+}
+
+void RankTracker::advance_horizon(std::int64_t horizon) {
+  if (windows_.horizon_ns() != kNoTime && horizon <= windows_.horizon_ns()) return;
+  windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_);
+  finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
+  // An End whose Begin has not come by the time the horizon passes it
+  // never pairs.
+  sources_.expire_orphan_ends(horizon);
 }
 
 Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) const {

@@ -31,7 +31,6 @@ namespace stallwatch::collector::detail {
 struct SpecialNames {
   NameId step_mark = NameTable::kEmpty;
   NameId epoch_start = NameTable::kEmpty;
-  NameId epoch_body = NameTable::kEmpty;
   NameId batch_size = NameTable::kEmpty;
   std::array<NameId, kGpuCounterCount> gpu_counters{};  // by GpuCounter
   IoCallNames io_calls;
@@ -83,6 +82,13 @@ class RankTracker {
   // `prepared`: null, or prepared for this batch (its spans are moved out).
   bool ingest(const DecodedBatch& batch, std::int64_t now_ns, PreparedBatch* prepared);
 
+  // Finalizes a finished rank up to its end (rounded up to the grid) once
+  // the lateness has passed on the collector's clock since its last source
+  // finished: until then a source that joins late (a worker's first batch
+  // after its parent's last) still counts. A source that joins later still
+  // is late for the time before that horizon, like any late batch.
+  void settle(std::int64_t now_ns);
+
   RankState state(std::int64_t now_ns) const {
     return sources_.state(now_ns, config_.silent_after_ns);
   }
@@ -117,6 +123,8 @@ class RankTracker {
  private:
   // The finalized horizon for a rank watermark of `watermark_ns`.
   std::int64_t horizon_for(std::int64_t watermark_ns) const;
+  // Moves the finalized horizon to `horizon` if that is later.
+  void advance_horizon(std::int64_t horizon);
   PendingCells pending_cells(std::int64_t t_ns) const {
     return windows_.pending_cells(t_ns, sources_.all(), progress_.steps(), io_);
   }
@@ -142,6 +150,9 @@ class RankTracker {
   EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_ and batch_
   WindowFinalizer windows_;
   FinalizedCounters finalized_;
+  // The collector time at which every source had finished (kNoTime while
+  // one is running).
+  std::int64_t finished_since_ns_ = kNoTime;
 };
 
 }  // namespace stallwatch::collector::detail

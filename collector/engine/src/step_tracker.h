@@ -12,15 +12,16 @@ namespace stallwatch::collector::detail {
 // The steps of one rank that are not finalized yet, and what is needed to
 // price them: a step is a step MARK, or — for a rank that never sends one —
 // the end of a FETCH region on a main thread (not the wait that ended its
-// loop: no batch came). Fallback steps count only before the rank's first
-// step or epoch-start mark (by time), so the result does not depend on
-// arrival order, and a rank that marks its loop is counted by its step marks
-// alone. A fallback step counts the batch its fetch brought, a step mark the
-// batch whose step it ends, so when the rank's first mark is a step mark
-// with fallback steps before it (a loop with no epoch marker: the fetch that
-// brought the first batch precedes the first step mark), that mark ends the
-// step its fetch already counted: it is not a step, but the next step's
-// duration runs from it. A step's duration is the time since the previous
+// loop, nor a call that returned a generator: no batch came). Fallback
+// steps count only before the rank's first step mark (by time), so the
+// result does not depend on arrival order, and a rank that marks its steps
+// is counted by its step marks alone. Epoch marks do not end the fallback: a
+// loop that marks its epochs but not its steps is counted by its fetches. A
+// fallback step counts the batch its fetch brought, a step mark the batch
+// whose step it ends, so when the rank's first step mark has fallback steps
+// before it (the fetch that brought the first batch precedes the first step
+// mark), that mark ends the step its fetch already counted: it is not a
+// step, but the next step's duration runs from it. A step's duration is the time since the previous
 // step of the rank; its samples are the batch size in force (latest COUNTER
 // by time, at or before the step).
 //
@@ -36,9 +37,6 @@ class StepTracker {
   };
 
   void add_mark(std::int64_t ts);
-  // An epoch-start mark: the rank marks its loop; fetch ends from `ts` on
-  // are not steps.
-  void add_epoch_start(std::int64_t ts) { first_mark_ts_ = std::min(first_mark_ts_, ts); }
   void add_fetch_end(std::int64_t ts);
   void add_batch_size(std::int64_t ts, double value);
   bool has_batch_size() const { return has_batch_size_; }
@@ -84,7 +82,7 @@ class StepTracker {
   bool has_last_step_ = false;
   std::int64_t last_step_ts_ = 0;      // latest finalized step (or first mark not counted)
   bool fallback_before_mark_ = false;  // a fallback step was finalized
-  // The first step or epoch-start mark: fetch ends before it are steps.
+  // The first step mark: fetch ends before it are steps.
   std::int64_t first_mark_ts_ = std::numeric_limits<std::int64_t>::max();
 };
 

@@ -11,12 +11,9 @@ void TrainingProgress::add_mark(NameId name, std::int64_t ts, std::int64_t value
       step_ts_ = ts;
       step_ = value;
     }
-  } else if (name == epoch_start_) {
-    steps_.add_epoch_start(ts);
-    if (ts >= epoch_ts_) {
-      epoch_ts_ = ts;
-      epoch_ = value;
-    }
+  } else if (name == epoch_start_ && ts >= epoch_ts_) {
+    epoch_ts_ = ts;
+    epoch_ = value;
   }
 }
 

@@ -25,22 +25,14 @@ class TrainingProgress {
  public:
   // The names the engine interned for the configured step mark, epoch-start
   // mark and batch-size counter.
-  TrainingProgress(NameId step_mark, NameId epoch_start, NameId epoch_body, NameId batch_size)
-      : step_mark_(step_mark),
-        epoch_start_(epoch_start),
-        epoch_body_(epoch_body),
-        batch_size_(batch_size) {}
+  TrainingProgress(NameId step_mark, NameId epoch_start, NameId batch_size)
+      : step_mark_(step_mark), epoch_start_(epoch_start), batch_size_(batch_size) {}
 
   // A MARK named `name` at `ts` with `value`: a step mark is a step when it
   // is not before the rank's start `start_ns`; step and epoch marks set the
-  // current step or epoch unless a later one did, and end the fallback to
-  // fetch ends (StepTracker). Other names are ignored.
+  // current step or epoch unless a later one did; a step mark ends the
+  // fallback to fetch ends (StepTracker). Other names are ignored.
   void add_mark(NameId name, std::int64_t ts, std::int64_t value, std::int64_t start_ns);
-  // The Begin of a region named `name` at `ts`: an epoch body's starts an
-  // epoch for step counting (StepTracker::add_epoch_start).
-  void add_region_begin(NameId name, std::int64_t ts) {
-    if (name == epoch_body_) steps_.add_epoch_start(ts);
-  }
   bool is_batch_size(NameId name) const { return name == batch_size_; }
   void add_batch_size(std::int64_t ts, double value) { steps_.add_batch_size(ts, value); }
   // The end of a main-thread FETCH region: a step for a rank without marks.
@@ -58,7 +50,6 @@ class TrainingProgress {
 
   NameId step_mark_;
   NameId epoch_start_;
-  NameId epoch_body_;
   NameId batch_size_;
   StepTracker steps_;
   std::int64_t epoch_ = -1;

@@ -289,6 +289,15 @@ std::string timeline_json(const Timeline& t, const RankSnapshot* rank) {
     w.end_object();
   }
   w.end_array();
+  w.key("peer_waits").begin_array();
+  for (const PeerWaitSpan& p : t.peer_waits) {
+    w.begin_object();
+    w.key("start_ns").integer(p.start_ns);
+    w.key("end_ns").integer(p.end_ns);
+    w.key("waiting_for").integer(p.waiting_for);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   return out;
 }

@@ -32,6 +32,11 @@ inline constexpr std::size_t kMaxStringBytes = 1024;
 // iterator ran out): the time is real waiting, but it is no fetch of an item
 // (pydftracer records no event for it). The agent's SW_END_LOOP_EXHAUSTED.
 inline constexpr std::int64_t kEndLoopExhausted = 1;
+// The value on a region's END that marks a call which returned a generator:
+// a decorated generator function returns at once, before any item, so the
+// region is measured but fetched nothing (pydftracer records it as an event
+// all the same). The agent's SW_END_NO_ITEM.
+inline constexpr std::int64_t kEndNoItem = 2;
 
 // Default endpoints.
 inline constexpr const char* kDefaultTcpEndpoint = "tcp://127.0.0.1:5557";

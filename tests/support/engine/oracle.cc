@@ -69,7 +69,7 @@ void Oracle::io_call(std::string_view cat, std::string_view name, std::int64_t e
   }
 }
 
-void Oracle::ingest(const DecodedBatch& b) {
+void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
   auto it = std::find_if(sources_.begin(), sources_.end(),
                          [&](const Source& s) { return s.pid == b.source.pid; });
   if (it == sources_.end()) {
@@ -135,25 +135,28 @@ void Oracle::ingest(const DecodedBatch& b) {
         auto found = src.open.find(key);
         if (found != src.open.end() && !found->second.orphan) {
           close(std::max(found->second.begin_eff, lower), ts, found->second.mask);
-          // The wait that ended a loop brought no batch: no step.
-          fetch_step(found->second.main, found->second.mask, ts,
-                     !late && ev.value != wire::kEndLoopExhausted);
+          // The wait that ended a loop, or a call that returned a generator,
+          // brought no batch: no step.
+          fetch_step(
+              found->second.main, found->second.mask, ts,
+              !late && ev.value != wire::kEndLoopExhausted && io_value(ev) != wire::kEndNoItem);
           io_call(found->second.cat, found->second.name, ts, io_value(ev), !late);
           src.open.erase(found);
         } else if (found != src.open.end()) {
           ++unpaired_;
         } else {
-          src.open[key] = Open{0,
-                               0,
-                               false,
-                               true,
-                               ts,
-                               std::max(ts, lower),
-                               !late && ev.value != wire::kEndLoopExhausted,
-                               io_value(ev),
-                               !late,
-                               {},
-                               {}};
+          src.open[key] =
+              Open{0,
+                   0,
+                   false,
+                   true,
+                   ts,
+                   std::max(ts, lower),
+                   !late && ev.value != wire::kEndLoopExhausted && io_value(ev) != wire::kEndNoItem,
+                   io_value(ev),
+                   !late,
+                   {},
+                   {}};
         }
         break;
       }
@@ -162,8 +165,6 @@ void Oracle::ingest(const DecodedBatch& b) {
           ++late_;
         } else if (name == config_.step_mark && ts >= start_) {
           steps_.emplace_back(ts, false);
-          first_mark_ = std::min(first_mark_, ts);
-        } else if (name == config_.epoch_start_mark) {
           first_mark_ = std::min(first_mark_, ts);
         }
         break;
@@ -190,7 +191,25 @@ void Oracle::ingest(const DecodedBatch& b) {
   for (std::size_t i = closed_before; i < closed_.size(); ++i)
     src.device_events |= (closed_[i].mask & kD) != 0;
 
-  const std::int64_t next = floor_to(wm_ - config_.lateness_ns, config_.resolution_ns);
+  const bool all_finished =
+      std::all_of(sources_.begin(), sources_.end(), [](const Source& s) { return s.finished; });
+  if (!all_finished) {
+    finished_since_ = kNone;
+  } else if (finished_since_ == kNone) {
+    finished_since_ = now_ns;
+  }
+  advance_to(floor_to(wm_ - config_.lateness_ns, config_.resolution_ns));
+}
+
+void Oracle::settle(std::int64_t now_ns) {
+  if (finished_since_ == kNone || now_ns - finished_since_ < config_.lateness_ns) return;
+  std::int64_t end = kNone;
+  for (const auto& s : sources_)
+    end = std::max({end, s.final_at, s.wm});
+  advance_to(-floor_to(-std::max(end, start_), config_.resolution_ns));
+}
+
+void Oracle::advance_to(std::int64_t next) {
   if (horizon_ != kNone && next <= horizon_) return;
   const std::int64_t from = horizon_ == kNone ? start_ : std::max(horizon_, start_);
   if (next > from) {
@@ -421,7 +440,13 @@ FinalizedTotals Oracle::finalized() const {
   FinalizedTotals f;
   const std::int64_t h = horizon_ == kNone ? start_ : std::max(horizon_, start_);
   f.horizon_ns = h;
-  f.wall_ns = h - start_;
+  bool finished = !sources_.empty();
+  std::int64_t end = kNone;
+  for (const auto& s : sources_) {
+    finished = finished && s.finished;
+    end = std::max({end, s.final_at, s.wm});
+  }
+  f.wall_ns = (finished ? std::clamp(end, start_, h) : h) - start_;
   std::int64_t n[12] = {};
   for (std::int64_t u = 0; u < index(h); ++u) {
     const std::uint8_t mm = final_[static_cast<std::size_t>(u)];

@@ -25,7 +25,11 @@ class Oracle {
  public:
   Oracle(const EngineConfig& config, const NameTable& names);
 
-  void ingest(const DecodedBatch& b);
+  // `b` received at `now_ns` on the collector's clock.
+  void ingest(const DecodedBatch& b, std::int64_t now_ns);
+  // A tick at `now_ns`: a rank whose sources have all finished for the
+  // lateness is final up to its end, rounded up to the grid.
+  void settle(std::int64_t now_ns);
   // The windows (configured, then totals) the engine should report now.
   std::vector<WindowMetrics> windows() const;
   // The cumulative sums over the finalized time [start, horizon) the engine
@@ -78,6 +82,8 @@ class Oracle {
                bool on_time);
   // The live mask of [from, to) (microsecond indices from start_) painted into `out`.
   void paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const;
+  // Finalizes [horizon, next) if `next` is past the horizon.
+  void advance_to(std::int64_t next);
   bool real_device() const;
   // steps_ in time order, without the fallback steps the first mark rules
   // out, as (ts, is a step): the first step mark after fallback steps is not
@@ -94,8 +100,9 @@ class Oracle {
   std::int64_t start_ = 0;
   std::int64_t wm_ = kNone;
   std::int64_t horizon_ = kNone;
-  std::vector<std::uint8_t> final_;   // per microsecond from start_, valid below horizon_
-  std::int64_t final_device_ns_ = 0;  // device busy over final_, as counted at each horizon move
+  std::int64_t finished_since_ = kNone;  // collector time every source had finished at
+  std::vector<std::uint8_t> final_;      // per microsecond from start_, valid below horizon_
+  std::int64_t final_device_ns_ = 0;     // device busy over final_, as counted at each horizon move
   std::int64_t final_stall_ns_ = 0;
   std::vector<Interval> closed_;
   std::vector<Source> sources_;

@@ -121,14 +121,25 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
   path.start(engine, names);
   std::size_t next_tick = 0;
   std::optional<FinalizedTotals> previous;
-  for (std::size_t i = 0; i < sc.deliveries.size(); ++i) {
-    const DecodedBatch& b = sc.deliveries[i];
-    ++totals.deliveries;
-    ++totals.paths[path.deliver(b, i, seed)];
-    oracle.ingest(b);
-    if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;
-    ++next_tick;
-    auto snap = engine.tick(b.sent_at_ns);
+  // After the last delivery, one more tick a lateness later: a rank whose
+  // sources have all finished is then final up to its end.
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
+  for (const DecodedBatch& b : sc.deliveries)
+    latest = std::max(latest, b.sent_at_ns);
+  for (std::size_t i = 0; i <= sc.deliveries.size(); ++i) {
+    const bool after_all = i == sc.deliveries.size();
+    std::int64_t now = latest + config.lateness_ns;
+    if (!after_all) {
+      const DecodedBatch& b = sc.deliveries[i];
+      ++totals.deliveries;
+      ++totals.paths[path.deliver(b, i, seed)];
+      oracle.ingest(b, b.sent_at_ns);
+      if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;
+      ++next_tick;
+      now = b.sent_at_ns;
+    }
+    oracle.settle(now);
+    auto snap = engine.tick(now);
     const RankSnapshot* r = find_rank(*snap, "prop", 0);
     if (r == nullptr) {
       ADD_FAILURE() << "seed " << seed << ": rank missing";
@@ -161,7 +172,27 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
     ++totals.ticks;
     for (const WindowMetrics& w : r->windows)
       ++totals.causes[static_cast<std::size_t>(w.cause)];
-    if (next_tick == sc.ticks_after.size()) {
+    if (after_all && r->state == RankState::kFinished) {
+      // A finished rank's counters, a lateness after its end, hold its
+      // whole run: the totals window.
+      const WindowMetrics& all = r->windows.back();
+      const FinalizedTotals& f = r->finalized;
+      // (Device busy and data stall are counted with the signal in force at
+      // each horizon move, so only the signal-free sums are compared.)
+      const auto seconds = [](std::int64_t ns) { return static_cast<double>(ns) / 1e9; };
+      if (f.steps != all.steps || f.wall_ns != all.end_ns - all.start_ns ||
+          std::abs(seconds(f.fetch_ns) - all.fetch_seconds) > 1e-9 ||
+          std::abs(seconds(f.compute_ns) - all.compute_seconds) > 1e-9) {
+        ADD_FAILURE() << "seed " << seed << ": a finished rank's counters (steps " << f.steps
+                      << ", wall " << f.wall_ns << " ns, fetch " << f.fetch_ns << " ns, compute "
+                      << f.compute_ns << " ns) are not its whole run (steps " << all.steps
+                      << ", wall " << all.end_ns - all.start_ns << " ns, fetch "
+                      << all.fetch_seconds << " s, compute " << all.compute_seconds << " s)";
+        return false;
+      }
+      ++totals.settled;
+    }
+    if (after_all) {
       totals.late += r->counters.late_events;
       totals.unpaired += r->counters.unpaired_events;
       totals.steps += r->windows.back().steps;
@@ -245,19 +276,21 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
     paths += (paths.empty() ? "" : ", ") + std::to_string(n) + " " + name;
   std::printf(
       "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
-      "%llu steps (%llu finalized), data stall counter grew at %zu ticks, causes: %zu storage, "
+      "%llu steps (%llu finalized), %zu finished ranks final to their end, data stall counter grew "
+      "at %zu ticks, causes: %zu storage, "
       "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
       static_cast<unsigned long long>(totals.steps),
-      static_cast<unsigned long long>(totals.finalized_steps), totals.stall_increases,
-      totals.causes[static_cast<std::size_t>(Cause::kStorage)],
+      static_cast<unsigned long long>(totals.finalized_steps), totals.settled,
+      totals.stall_increases, totals.causes[static_cast<std::size_t>(Cause::kStorage)],
       totals.causes[static_cast<std::size_t>(Cause::kPreprocessing)],
       totals.causes[static_cast<std::size_t>(Cause::kUnknown)],
       static_cast<long long>(totals.finalized_read_ops),
       static_cast<long long>(totals.finalized_write_ops));
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
+  EXPECT_GT(totals.settled, 0U) << "no case ended with a finished rank";
   for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
     EXPECT_GT(totals.causes[static_cast<std::size_t>(c)], 0u) << to_string(c);
   EXPECT_GT(totals.stall_increases, static_cast<std::size_t>(count));

@@ -56,6 +56,7 @@ struct PropertyTotals {
   std::uint64_t unpaired = 0;
   std::uint64_t steps = 0;
   std::uint64_t finalized_steps = 0;  // in the counters at each case's last tick
+  std::size_t settled = 0;            // finished ranks whose counters held their whole run
   std::size_t stall_increases = 0;    // ticks at which the data stall counter grew
   // Read and write calls in the counters at each case's last tick.
   std::int64_t finalized_read_ops = 0;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "stallwatch/protocol.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
@@ -129,6 +130,12 @@ void Generator::region(Thread& t, bool main_thread, std::int64_t a, std::int64_t
     // drawn, so that the random sequence stays what it was.
     if (std::string_view(k.cat) == "POSIX" || std::string_view(k.cat) == "STDIO")
       e.value = (b * 37 + id * 4099) % (1 << 20);
+    // Some fetch waits end their loop, some are calls that returned a
+    // generator: neither brought an item (derived, like the bytes).
+    if (std::string_view(k.name).find("fetch") != std::string_view::npos) {
+      const std::int64_t pick = (b * 7 + id * 13) % 16;
+      e.value = pick == 0 ? wire::kEndLoopExhausted : pick == 1 ? wire::kEndNoItem : 0;
+    }
     push(t, e, b);
   }
 }

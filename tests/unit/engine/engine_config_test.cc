@@ -29,7 +29,6 @@ TEST(EngineConfig, ErrorsNameTheField) {
       {[](EngineConfig& c) { c.max_ranks = 0; }, "max_ranks"},
       {[](EngineConfig& c) { c.max_sources_per_rank = 70000; }, "max_sources_per_rank"},
       {[](EngineConfig& c) { c.step_mark.clear(); }, "step_mark"},
-      {[](EngineConfig& c) { c.epoch_body_region.clear(); }, "epoch_body_region"},
       {[](EngineConfig& c) {
          c.step_histogram_bounds_ns = {2, 1};
        },

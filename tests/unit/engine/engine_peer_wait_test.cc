@@ -64,6 +64,29 @@ TEST(EnginePeerWait, OthersWaitForTheSlowLoaderWhichIsNamed) {
   EXPECT_NEAR(jw.max.peer_wait_seconds, 0.005, 1e-9);
 }
 
+// The timeline of a waiting rank shows, per step, the part of its
+// all-reduce before the slow rank arrived, naming that rank; the slow rank
+// itself waited for nobody.
+TEST(EnginePeerWait, TheTimelineShowsEachWaitAndWhomItWaitedFor) {
+  Harness h(small_config());
+  send_step_rank(h, 0, 1, 6);
+  send_step_rank(h, 1, 1, 6);
+  send_step_rank(h, 2, 6, 6);
+  h.tick(kT0 + ms(100));
+  const auto tl = h.engine.timeline("job", 0, 60);
+  ASSERT_TRUE(tl.has_value());
+  ASSERT_EQ(tl->peer_waits.size(), 10u);
+  for (int i = 0; i < 10; ++i) {
+    const PeerWaitSpan& w = tl->peer_waits[static_cast<std::size_t>(i)];
+    EXPECT_EQ(w.start_ns, kT0 + ms(10 * i + 3)) << i;  // arrives after 1 ms fetch + 2 ms forward
+    EXPECT_EQ(w.end_ns, kT0 + ms(10 * i + 8)) << i;    // rank 2 arrives after 6 + 2 ms
+    EXPECT_EQ(w.waiting_for, 2) << i;
+  }
+  const auto slow = h.engine.timeline("job", 2, 60);
+  ASSERT_TRUE(slow.has_value());
+  EXPECT_TRUE(slow->peer_waits.empty());
+}
+
 TEST(EnginePeerWait, ABalancedJobNamesNobody) {
   Harness h(small_config());
   // Each rank arrives 0.5 ms apart at most: 5 % of a 10 ms step, under the

@@ -91,36 +91,50 @@ TEST(EngineSteps, AnAiLoopWithoutEpochMarkersCountsOneStepPerBatchTrained) {
   EXPECT_EQ(window(*r, ms(10)).steps, 2u);
 }
 
-// A configured epoch body region starts an epoch as `epoch.block` does by
-// default: fetch ends after it are not steps. Here the step mark of a batch
-// comes after the next fetch (as when it is counted at the next fetch).
-TEST(EngineSteps, TheEpochBodyRegionIsConfigurable) {
-  constexpr int kBatches = 6;
-  auto steps_with = [&](const EngineConfig& c) {
-    Harness h(c);
+// A loop that marks its epochs (an epoch-start mark, or the `epoch.block`
+// region of `ai.pipeline.epoch.iter`) but not its steps: epoch marks do not
+// end the fallback, so each fetch that brought a batch is a step; the wait
+// that ended each epoch's loop and the call that returned a generator (END
+// marked kEndNoItem) are not.
+TEST(EngineSteps, ALoopThatMarksItsEpochsButNotItsStepsCountsItsFetches) {
+  constexpr int kEpochs = 3, kBatches = 6;
+  for (const bool epoch_marks : {true, false}) {
+    SCOPED_TRACE(epoch_marks ? "epoch-start marks" : "epoch.block regions");
+    Harness h(small_config());
     auto main = h.source(100);
     std::int64_t at = kT0 + ms(1);
     std::uint32_t region = 1;
-    const std::uint32_t epoch = region++;
-    main.begin("pipeline", "train.block", at, epoch);
-    for (int b = 0; b <= kBatches; ++b) {
-      const std::uint32_t fetch = region++;
-      main.begin("dataloader", "fetch.iter", at, fetch);
+    for (int e = 0; e < kEpochs; ++e) {
+      const std::uint32_t epoch = region++;
+      if (epoch_marks) {
+        main.mark("epoch.start", at, e);
+      } else {
+        main.begin("pipeline", "epoch.block", at, epoch);
+      }
+      const std::uint32_t call = region++;
+      main.begin("dataloader", "fetch", at, call);
+      main.end(at + us(20), call, 0, wire::kEndNoItem);
       at += ms(1);
-      main.end(at, fetch, 0, b == kBatches ? wire::kEndLoopExhausted : 0);
-      if (b > 0) main.mark("step", at + us(100), b);
-      at += ms(3);
+      for (int b = 0; b <= kBatches; ++b) {
+        const std::uint32_t fetch = region++;
+        main.begin("dataloader", "fetch.iter", at, fetch);
+        at += ms(1);
+        main.end(at, fetch, 0, b == kBatches ? wire::kEndLoopExhausted : 0);
+        main.complete("compute", "forward", at, ms(2));
+        at += ms(2);
+      }
+      if (epoch_marks) {
+        main.mark("epoch.end", at, e);
+      } else {
+        main.end(at, epoch);
+      }
+      h.send(main.take(at));
     }
-    main.end(at, epoch);
-    h.send(main.take(at));
     const RankSnapshot* r = find_rank(*h.tick(at + ms(1)), "job", 0);
-    return r == nullptr ? std::uint64_t{0} : window(*r, 0).steps;
-  };
-  EngineConfig c = small_config();
-  c.epoch_body_region = "train.block";
-  EXPECT_EQ(steps_with(c), static_cast<std::uint64_t>(kBatches));
-  // Not recognised, the region starts nothing: the first two fetches count.
-  EXPECT_EQ(steps_with(small_config()), static_cast<std::uint64_t>(kBatches + 1));
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(window(*r, 0).steps, static_cast<std::uint64_t>(kEpochs * kBatches));
+    EXPECT_NEAR(window(*r, 0).step_seconds_p50, 0.003, 1e-12);
+  }
 }
 
 // The zero-code loop: an epoch-start mark, then per batch a fetch wait and a

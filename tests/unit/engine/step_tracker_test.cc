@@ -28,19 +28,21 @@ TEST(StepTracker, MarksInTimeOrderWithDurations) {
   EXPECT_EQ(pending(t, 15).size(), 1u);
 }
 
-TEST(StepTracker, FallbackStepsCountOnlyBeforeTheFirstMark) {
+TEST(StepTracker, FallbackStepsCountOnlyBeforeTheFirstStepMark) {
   StepTracker t;
   t.add_fetch_end(5);
+  t.add_fetch_end(10);
+  t.add_mark(14);  // ends the step the fetch ending at 10 counted
   t.add_fetch_end(20);
-  t.add_epoch_start(12);
-  t.add_mark(14);
-  t.add_fetch_end(25);
+  t.add_mark(24);
   auto s = pending(t, 100);
-  ASSERT_EQ(s.size(), 2u);
+  ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].ts_ns, 5);
-  EXPECT_EQ(s[1].ts_ns, 14);
-  EXPECT_EQ(s[1].duration_ns, 9);
-  EXPECT_EQ(t.pending(), 3u);
+  EXPECT_EQ(s[1].ts_ns, 10);
+  EXPECT_EQ(s[1].duration_ns, 5);
+  EXPECT_EQ(s[2].ts_ns, 24);
+  EXPECT_EQ(s[2].duration_ns, 10);  // from the mark at 14
+  EXPECT_EQ(t.pending(), 4u);  // the fetch at 20 came after the first step mark
 }
 
 // A loop with no epoch marker: the fetch that brought the first batch is a

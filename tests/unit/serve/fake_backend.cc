@@ -270,6 +270,7 @@ std::optional<Timeline> FakeBackend::timeline(std::string_view job, std::int32_t
                                      wire::device_lane(3, wire::kDeviceWideStream),
                                      class_bit(EventClass::kDeviceBusy), "gpu", "memset"});
   t.marks.push_back(TimelineMark{kNow - 3 * kS, 4242, 4242, "epoch.start", 2});
+  t.peer_waits.push_back(PeerWaitSpan{kNow - 2 * kS, kNow - kS, 3});
   return t;
 }
 

@@ -183,6 +183,10 @@ TEST_F(RouterTest, Timeline) {
   EXPECT_EQ(t["regions"][0]["loop_end"], true);
   EXPECT_EQ(t["regions"][1]["loop_end"], false);
   EXPECT_EQ(t["marks"][0]["name"], "epoch.start");
+  ASSERT_EQ(t["peer_waits"].size(), 1u);
+  EXPECT_EQ(t["peer_waits"][0]["waiting_for"], 3);
+  EXPECT_LT(t["peer_waits"][0]["start_ns"].get<std::int64_t>(),
+            t["peer_waits"][0]["end_ns"].get<std::int64_t>());
   ASSERT_EQ(t["threads"].size(), 4u);
   EXPECT_EQ(t["threads"][0]["role"], "main");
   EXPECT_FALSE(t["threads"][0].contains("label")) << "host threads carry no lane label";

@@ -53,12 +53,15 @@ def install_dataloader(state: TorchState = STATE, workers: bool = True, items: b
         return iterator
 
     def __next__(self: Any) -> Any:
+        # The previous batch was trained: without an optimizer its step mark
+        # goes out now, before this fetch, so the collector sees each step
+        # mark after the fetch of its own batch and before the next one.
+        state.on_batch_done()
         fetch.__enter__()
         try:
             batch = original_next(self)
         except StopIteration:
             fetch._exit_exhausted()
-            state.on_batch_done()
             epoch = getattr(self, _EPOCH_ATTR, None)
             if epoch is not None:
                 state.on_epoch_end(epoch)

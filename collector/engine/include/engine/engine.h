@@ -40,6 +40,14 @@ struct TimelineMark {
   std::int64_t value = 0;
 };
 
+// A stretch of a rank's collective calls spent waiting for a later peer
+// (docs/api.md, "peer_wait_seconds"), on the rank's clock.
+struct PeerWaitSpan {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::int32_t waiting_for = -1;  // the rank whose late arrival it waited for
+};
+
 struct Timeline {
   std::string job;
   std::int32_t rank = 0;
@@ -47,6 +55,7 @@ struct Timeline {
   std::int64_t to_ns = 0;               // the rank's watermark
   std::vector<TimelineRegion> regions;  // sorted by start
   std::vector<TimelineMark> marks;
+  std::vector<PeerWaitSpan> peer_waits;  // sorted, disjoint
   bool truncated = false;  // more regions than the timeline keeps
 };
 
@@ -98,12 +107,15 @@ class Engine {
   // engine's NameTable (stallwatchd: the EngineHost mutex).
   BatchPreparer make_preparer(std::mutex* names_mutex) const;
 
-  // Finalizes what the watermarks allow, updates states, evicts old ranks and
-  // returns the metrics as of `now_ns`.
+  // Finalizes what the watermarks allow (a rank finished for the lateness by
+  // `now_ns`: up to its end), updates states, evicts old ranks and returns
+  // the metrics as of `now_ns`.
   std::shared_ptr<const Snapshot> tick(std::int64_t now_ns);
 
-  // Regions of the last `seconds` before the rank's watermark; nullopt when
-  // the rank is unknown.
+  // Regions of the last `seconds` before the rank's watermark, and the parts
+  // of its collective calls spent waiting for later peers (from the COMM
+  // calls of every rank of its job, as at tick time); nullopt when the rank
+  // is unknown.
   std::optional<Timeline> timeline(std::string_view job, std::int32_t rank,
                                    std::int64_t seconds) const;
 

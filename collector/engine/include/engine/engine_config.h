@@ -72,10 +72,6 @@ struct EngineConfig {
   std::string step_mark = "step";
   std::string epoch_start_mark = "epoch.start";
   std::string epoch_end_mark = "epoch.end";
-  // The region a pydftracer-style `ai.pipeline.epoch.iter(...)` loop opens
-  // around each epoch's body: its Begin starts an epoch for step counting,
-  // as an epoch-start mark does (it carries no epoch number).
-  std::string epoch_body_region = "epoch.block";
   // COUNTER name giving samples per step.
   std::string batch_size_counter = "batch_size";
 
