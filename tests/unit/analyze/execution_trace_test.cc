@@ -35,6 +35,20 @@ TEST(ExecutionTrace, ReadsOperatorNodesByRecordFunctionId) {
   EXPECT_NE(read_execution_trace("/no/such/et.json", bad), "");
 }
 
+// PyTorch 1.13's ExecutionGraphObserver, recorded by Debian's torch: the same
+// schema with the observer's root nodes named execution_graph.
+TEST(ExecutionTrace, ReadsTorch113sExecutionGraph) {
+  ExecutionTrace et;
+  ASSERT_EQ(read_execution_trace(testing::test_data("torch113/execution_graph.json.gz"), et), "");
+  EXPECT_EQ(et.nodes, 254u);
+  EXPECT_EQ(et.min_rf_id, 1);
+  EXPECT_EQ(et.max_rf_id, 252);
+  const EtNode& addmm = et.by_rf_id.at(14);
+  EXPECT_EQ(addmm.name, "aten::addmm");
+  EXPECT_EQ(addmm.id, 34);
+  EXPECT_EQ(addmm.input_shapes, "[[32],[8,16],[16,32],[],[]]");
+}
+
 // HTA's own ET + Kineto pair: every top-level operator call finds the ET
 // node whose rf_id is its External id (the node ids below are the ET's).
 TEST(ExecutionTrace, JoinsTheOperatorTableToTheEtCollectedWithIt) {
