@@ -248,6 +248,22 @@ void write_operators(const HtaBreakdown& h, const std::optional<EtJoin>& et, std
     ops.row(std::move(row));
   }
   ops.write(out, true);
+  out << "<h3>CPU overheads of the top operators (µs, summed over calls)</h3>\n";
+  std::vector<HtmlBar> bars;
+  constexpr std::size_t kShown = 10;
+  std::size_t shown = 0;
+  std::int64_t last_rank = -1;
+  auto total = [](const HtaOverhead& o) { return o.mean_us * static_cast<double>(o.count); };
+  for (const HtaOperatorStats& s : h.operators.operators) {
+    if (s.rank != last_rank) shown = 0;
+    last_rank = s.rank;
+    if (shown++ >= kShown) continue;
+    bars.push_back({"rank " + std::to_string(s.rank) + " " + s.name.substr(0, 18),
+                    {total(s.t1), total(s.t2), total(s.t3), total(s.t5)}});
+  }
+  write_svg_bars(
+      out, "hta-overhead-chart", "µs",
+      {"T1 gap before", "T2 to first launch", "T3 after last launch", "T5 between launches"}, bars);
   out << "<h3>Launch calls (T4, µs)</h3>\n";
   HtmlTable t4({"rank", "launch", "calls", "mean", "p50", "p95"}, "hta-launch-calls");
   for (const HtaLaunchOverhead& l : h.operators.launches) {

@@ -24,6 +24,11 @@ std::string number(double v) {
   return buf;
 }
 
+// Room for one legend entry: swatch, label (about 8 px a character), gap.
+int legend_width(const std::string& label) {
+  return 16 + 8 * static_cast<int>(label.size()) + 20;
+}
+
 bool looks_numeric(std::string_view cell) {
   if (cell.empty()) return false;
   const char c = cell[0] == '-' && cell.size() > 1 ? cell[1] : cell[0];
@@ -97,9 +102,12 @@ void write_svg_bars(std::ostream& out, std::string_view id, std::string_view uni
   }
   const int legend_y = static_cast<int>(bars.size()) * (kBarHeight + kGap) + kGap;
   const int height = legend_y + 24;
-  out << "<svg id=\"" << html_escape(id) << "\" class=\"chart\" role=\"img\" width=\""
-      << kLabelWidth + kBarWidth + 10 << "\" height=\"" << height << "\" viewBox=\"0 0 "
-      << kLabelWidth + kBarWidth + 10 << " " << height << "\">\n";
+  int width = kLabelWidth;
+  for (const std::string& s : series)
+    width += legend_width(s);
+  width = std::max(width, kLabelWidth + kBarWidth + 10);
+  out << "<svg id=\"" << html_escape(id) << "\" class=\"chart\" role=\"img\" width=\"" << width
+      << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height << "\">\n";
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const HtmlBar& b = bars[i];
     const int y = static_cast<int>(i) * (kBarHeight + kGap) + kGap;
@@ -122,7 +130,7 @@ void write_svg_bars(std::ostream& out, std::string_view id, std::string_view uni
         << "\" width=\"12\" height=\"12\" fill=\"" << kColors[s % kColors.size()]
         << "\"/><text x=\"" << lx + 16 << "\" y=\"" << legend_y + 15 << "\">"
         << html_escape(series[s]) << "</text>\n";
-    lx += 16 + 8 * static_cast<int>(series[s].size()) + 20;
+    lx += legend_width(series[s]);
   }
   out << "</svg>\n";
 }

@@ -68,6 +68,7 @@ TEST(AnalyzeReportHtml, HasTheTextReportsSections) {
   }
   EXPECT_NE(page.find("<svg id=\"hta-temporal-chart\""), std::string::npos);
   EXPECT_NE(page.find("<svg id=\"hta-idle-chart\""), std::string::npos);
+  EXPECT_NE(page.find("<svg id=\"hta-overhead-chart\""), std::string::npos);
   EXPECT_EQ(analyze({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"), "--html",
                      dir.path() + "/no/such/dir/report.html"})
                 .code,
