@@ -29,7 +29,10 @@ import sys
 
 NOTICES = 'THIRD_PARTY_NOTICES'
 DATA_DIR = 'tests/data'
-DATA_OWN_FILES = {'tests/data/README.md'}
+DATA_OWN_FILES = {'tests/data/README.md',
+                  # made here by the script beside it (tests/data/README.md)
+                  'tests/data/torch113/make_execution_graph.py',
+                  'tests/data/torch113/execution_graph.json.gz'}
 ENTRY_RULE = re.compile(r'^={20,}$')
 LICENCE_RULE = re.compile(r'^-{20,}$')
 

@@ -16,6 +16,7 @@
 #include "config/duration_option.h"
 #include "dfanalyzer_summary.h"
 #include "engine_view.h"
+#include "execution_trace.h"
 #include "hta_breakdown.h"
 #include "rank_scheduler.h"
 #include "traces/rank_workers.h"
@@ -44,6 +45,10 @@ struct AnalyzeOptions {
   std::int64_t horizon_ns = 60'000'000'000;
   bool engine = true;
   std::size_t threads = 0;  // 0: one per available CPU
+  std::int64_t batch_size = 0;
+  std::optional<std::string> html;
+  std::optional<std::string> et;
+  std::optional<std::int64_t> et_rank;
 };
 
 std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
@@ -74,6 +79,18 @@ std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
   app->add_option("--threads", o.threads, "read up to N ranks at once (default: one per CPU)")
       ->type_name("N")
       ->check(CLI::Range(1, 1024));
+  app->add_option("--batch-size", o.batch_size,
+                  "samples each rank processes per step: adds QPS to the step table")
+      ->type_name("N")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app->add_option("--html", o.html, "also write the report as one self-contained HTML page to FILE")
+      ->type_name("FILE");
+  app->add_option("--et", o.et,
+                  "PyTorch Execution Trace (JSON, .gz) collected with the Kineto trace: adds ET "
+                  "node ids and input shapes to the operator table")
+      ->type_name("FILE");
+  app->add_option("--et-rank", o.et_rank, "the Kineto rank --et belongs to (default: the first)")
+      ->type_name("N");
   app->footer(kFooter);
   return app;
 }
@@ -144,6 +161,7 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
   AnalyzeReport report;
   report.files = options.files;
   report.mapping = mapping_label;
+  report.batch_size = options.batch_size;
   std::optional<EngineView> view;
   if (options.engine) {
     view.emplace(mapping, options.horizon_ns);
@@ -189,9 +207,43 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
     report.dftracer = std::move(summary);
   }
   if (!hta_ranks.empty()) report.hta = hta_breakdown(hta_ranks);
+  if (options.et) {
+    if (!report.hta || report.hta->ranks.empty()) {
+      err << "stallwatch analyze: --et needs a Kineto trace to join\n";
+      return 2;
+    }
+    const std::int64_t rank = options.et_rank.value_or(report.hta->ranks.front().rank);
+    bool known = false;
+    for (const HtaRankBreakdown& r : report.hta->ranks)
+      known |= r.rank == rank;
+    if (!known) {
+      err << "stallwatch analyze: --et-rank " << rank << ": no Kineto trace of that rank\n";
+      return 2;
+    }
+    ExecutionTrace et;
+    if (auto problem = read_execution_trace(*options.et, et); !problem.empty()) {
+      err << "stallwatch analyze: " << problem << "\n";
+      return 1;
+    }
+    report.et = join_execution_trace(et, rank, *report.hta);
+    if (!report.et->overlap) {
+      err << "warning: " << *options.et << " and the Kineto trace of rank " << rank
+          << " were not collected together (ET record-function ids " << report.et->et_min_rf_id
+          << ".." << report.et->et_max_rf_id << ", Kineto External ids " << report.et->kineto_min_id
+          << ".." << report.et->kineto_max_id << "): nothing joined\n";
+    }
+  }
   if (view) report.engine = view->finish();
 
   report_problems(report.reads, err);
+  if (options.html) {
+    std::ofstream page(*options.html, std::ios::binary | std::ios::trunc);
+    if (page) write_report_html(report, page);
+    if (!page) {
+      err << "stallwatch analyze: cannot write " << *options.html << "\n";
+      return 1;
+    }
+  }
   if (options.json) {
     write_report_json(report, out);
   } else {

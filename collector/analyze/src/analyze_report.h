@@ -10,6 +10,7 @@
 
 #include "dfanalyzer_summary.h"
 #include "engine/snapshot.h"
+#include "execution_trace.h"
 #include "hta_breakdown.h"
 #include "traces/read_stats.h"
 
@@ -22,6 +23,8 @@ struct AnalyzeReport {
   std::string mapping;                     // preset name (+ rules file)
   std::optional<DfJobSummary> dftracer;    // when dftracer files were given
   std::optional<HtaBreakdown> hta;         // when Kineto files were given
+  std::int64_t batch_size = 0;             // samples per rank and step; 0: unknown
+  std::optional<EtJoin> et;                // when an Execution Trace was joined
   std::shared_ptr<const Snapshot> engine;  // stallwatch's own view
 };
 
@@ -29,5 +32,9 @@ struct AnalyzeReport {
 void write_report_text(const AnalyzeReport& report, std::ostream& out);
 // One JSON document; seconds as numbers, HTA times in µs (HTA's unit).
 void write_report_json(const AnalyzeReport& report, std::ostream& out);
+// One self-contained HTML page with the text report's sections (tables,
+// inline SVG charts, a sortable operator table); every trace-provided string
+// is escaped and the page loads nothing.
+void write_report_html(const AnalyzeReport& report, std::ostream& out);
 
 }  // namespace stallwatch::collector

@@ -135,6 +135,25 @@ json overhead(const HtaOverhead& o) {
   return {{"count", o.count}, {"mean_us", o.mean_us}, {"p50_us", o.p50_us}, {"p95_us", o.p95_us}};
 }
 
+// The ET's own JSON text of each value (shapes, types), parsed back.
+json parsed_all(const std::vector<std::string>& texts) {
+  json out = json::array();
+  for (const std::string& t : texts)
+    out.push_back(json::parse(t, nullptr, false));
+  return out;
+}
+
+json et_join(const EtJoin& j) {
+  return {{"file", j.file},
+          {"rank", j.rank},
+          {"collected_together", j.overlap},
+          {"et_nodes", j.et_nodes},
+          {"et_rf_id_range", {j.et_min_rf_id, j.et_max_rf_id}},
+          {"kineto_external_id_range", {j.kineto_min_id, j.kineto_max_id}},
+          {"operator_calls_with_id", j.kineto_operators},
+          {"operator_calls_joined", j.joined}};
+}
+
 json operators(const HtaOperatorAttribution& a) {
   json ops = json::array();
   for (const HtaOperatorStats& s : a.operators) {
@@ -147,7 +166,10 @@ json operators(const HtaOperatorAttribution& a) {
                    {"t2_to_first_launch", overhead(s.t2)},
                    {"t3_after_last_launch", overhead(s.t3)},
                    {"t5_between_launches", overhead(s.t5)},
-                   {"device_start_delay", overhead(s.device_start_delay)}});
+                   {"device_start_delay", overhead(s.device_start_delay)},
+                   {"et_nodes", s.et_nodes},
+                   {"input_shapes", parsed_all(s.input_shapes)},
+                   {"input_types", parsed_all(s.input_types)}});
   }
   json launches = json::array();
   for (const HtaLaunchOverhead& l : a.launches)
@@ -155,7 +177,27 @@ json operators(const HtaOperatorAttribution& a) {
   return {{"operators", std::move(ops)}, {"launch_calls", std::move(launches)}};
 }
 
-json hta(const HtaBreakdown& h) {
+json optional_number(std::optional<double> v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json steps(const std::vector<HtaRankSteps>& ranks, std::int64_t batch_size) {
+  json out = json::array();
+  for (const HtaRankSteps& s : ranks) {
+    out.push_back({{"rank", s.rank},
+                   {"steps", s.steps},
+                   {"total_us", s.total_us},
+                   {"mean_us", s.mean_us},
+                   {"p50_us", s.p50_us},
+                   {"max_us", s.max_us},
+                   {"qps", optional_number(hta_rank_qps(s, batch_size))}});
+  }
+  return {{"batch_size", batch_size > 0 ? json(batch_size) : json(nullptr)},
+          {"job_qps", optional_number(hta_job_qps(ranks, batch_size))},
+          {"ranks", std::move(out)}};
+}
+
+json hta(const HtaBreakdown& h, std::int64_t batch_size) {
   json ranks = json::array();
   for (const HtaRankBreakdown& r : h.ranks) {
     json rank = {{"rank", r.rank}, {"file", r.file}, {"gpu_events", r.gpu_events}};
@@ -185,7 +227,8 @@ json hta(const HtaBreakdown& h) {
           {"kernel_breakdown", kernel_breakdown(h.kernels)},
           {"cuda_kernel_launch_stats", launch_stats(h.launch_stats)},
           {"queue_length", queue_lengths(h.queue_lengths)},
-          {"operator_attribution", operators(h.operators)}};
+          {"operator_attribution", operators(h.operators)},
+          {"steps", steps(h.steps, batch_size)}};
 }
 
 // A data stall's cause, null for none (as the daemon's API writes it).
@@ -259,7 +302,10 @@ void write_report_json(const AnalyzeReport& report, std::ostream& out) {
   }
   doc["reads"] = std::move(reads);
   if (report.dftracer) doc["dfanalyzer"] = dftracer(*report.dftracer);
-  if (report.hta) doc["hta"] = hta(*report.hta);
+  if (report.hta) {
+    doc["hta"] = hta(*report.hta, report.batch_size);
+    doc["hta"]["execution_trace"] = report.et ? et_join(*report.et) : json(nullptr);
+  }
   if (report.engine) doc["stallwatch"] = engine(*report.engine);
   out << doc.dump(2) << "\n";
 }

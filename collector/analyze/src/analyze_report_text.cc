@@ -84,7 +84,11 @@ void write_dftracer(const DfJobSummary& s, std::ostream& out) {
   ranks.print(out, "  ");
 }
 
-void write_hta(const HtaBreakdown& h, std::ostream& out) {
+std::string step_us(const HtaRankSteps& s, double us) {
+  return s.steps > 0 ? fixed(us, 1) : "-";
+}
+
+void write_hta(const HtaBreakdown& h, std::int64_t batch_size, std::ostream& out) {
   out << "\nHTA temporal breakdown: Kineto, " << h.ranks.size() << " rank(s); µs";
   if (h.dropped_last_step) out << "; last of " << h.profiler_steps << " profiler steps dropped";
   out << "\n";
@@ -101,6 +105,24 @@ void write_hta(const HtaBreakdown& h, std::ostream& out) {
                r.has_comm ? fixed(r.comm_comp_overlap_pct, 2) : "-"});
   }
   table.print(out);
+  out << "\n  steps (ProfilerStep#N, µs";
+  if (batch_size > 0) {
+    out << "; QPS = " << batch_size << " samples per rank and step / mean step time";
+  } else {
+    out << "; QPS needs --batch-size";
+  }
+  out << "):\n";
+  TextTable steps({"rank", "steps", "mean", "p50", "max", "total", "QPS"});
+  for (const HtaRankSteps& s : h.steps) {
+    const auto qps = hta_rank_qps(s, batch_size);
+    steps.row({std::to_string(s.rank), std::to_string(s.steps), step_us(s, s.mean_us),
+               step_us(s, s.p50_us), step_us(s, s.max_us), std::to_string(s.total_us),
+               qps ? fixed(*qps, 1) : "-"});
+  }
+  if (const auto job = hta_job_qps(h.steps, batch_size)) {
+    steps.row({"job", "", "", "", "", "", fixed(*job, 1)});
+  }
+  steps.print(out, "  ");
   out << "\n  idle time by stream (µs; kernel wait = gap under 30 µs):\n";
   TextTable streams({"rank", "stream", "host wait", "kernel wait", "other"});
   for (const HtaRankBreakdown& r : h.ranks) {
@@ -164,6 +186,32 @@ void write_hta(const HtaBreakdown& h, std::ostream& out) {
   t4.print(out, "  ");
 }
 
+void write_et(const EtJoin& et, const HtaBreakdown& h, std::ostream& out) {
+  out << "\n  Execution Trace " << et.file << " (" << et.et_nodes << " nodes) on rank " << et.rank
+      << ": ";
+  if (!et.overlap) {
+    out << "not collected together with the Kineto trace (ET record-function ids "
+        << et.et_min_rf_id << ".." << et.et_max_rf_id << ", Kineto External ids "
+        << et.kineto_min_id << ".." << et.kineto_max_id << "); nothing joined\n";
+    return;
+  }
+  out << et.joined << " of " << et.kineto_operators
+      << " top-level operator calls joined by record-function id:\n";
+  TextTable table({"operator", "calls", "ET nodes", "input shapes"});
+  for (const HtaOperatorStats& s : h.operators.operators) {
+    if (s.rank != et.rank || s.et_nodes.empty()) continue;
+    std::string nodes;
+    for (std::size_t i = 0; i < s.et_nodes.size() && i < 4; ++i)
+      nodes += (i ? "," : "") + std::to_string(s.et_nodes[i]);
+    if (s.et_nodes.size() > 4) nodes += ",...";
+    std::string shapes;
+    for (const std::string& shape : s.input_shapes)
+      shapes += (shapes.empty() ? "" : " | ") + shape;
+    table.row({s.name.substr(0, 40), std::to_string(s.calls), nodes, shapes});
+  }
+  table.print(out, "  ");
+}
+
 void write_engine(const Snapshot& snap, std::ostream& out) {
   out << "\nstallwatch view: the live engine over the recorded run (whole run, then the last "
          "window of each size)\n";
@@ -216,7 +264,8 @@ void write_report_text(const AnalyzeReport& report, std::ostream& out) {
       << fixed(static_cast<double>(bytes) / 1e6, 1) << " MB, " << events << " events, " << malformed
       << " malformed; classes: " << report.mapping << "\n";
   if (report.dftracer) write_dftracer(*report.dftracer, out);
-  if (report.hta) write_hta(*report.hta, out);
+  if (report.hta) write_hta(*report.hta, report.batch_size, out);
+  if (report.hta && report.et) write_et(*report.et, *report.hta, out);
   if (report.engine) write_engine(*report.engine, out);
 }
 

@@ -64,6 +64,8 @@ HtaBreakdown temporal_and_idle(const HtaTrace& trace) {
     HtaRankBreakdown rank;
     rank.rank = rows.rank;
     rank.file = rows.file;
+    rank.min_external_id = rows.min_external_id;
+    rank.max_external_id = rows.max_external_id;
     const std::vector<HtaGpuRow>& gpu = rows.gpu;
     rank.gpu_events = gpu.size();
     if (gpu.empty()) {
@@ -131,6 +133,7 @@ HtaBreakdown hta_breakdown(std::vector<HtaTraceCollector>& traces) {
   out.launch_stats = hta_launch_stats(trace);
   out.queue_lengths = hta_queue_lengths(trace);
   out.operators = hta_operator_attribution(trace);
+  out.steps = hta_rank_steps(trace);
   return out;
 }
 

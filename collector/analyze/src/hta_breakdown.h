@@ -9,6 +9,7 @@
 #include "hta_launch_stats.h"
 #include "hta_operator_overheads.h"
 #include "hta_queue_length.h"
+#include "hta_steps.h"
 #include "hta_trace.h"
 
 namespace stallwatch::collector {
@@ -39,6 +40,8 @@ struct HtaRankBreakdown {
   bool has_comm = false;
   double comm_comp_overlap_pct = 0;    // |COMM ∩ COMP| / |COMM|
   std::vector<HtaStreamIdle> streams;  // sorted by stream
+  std::int64_t min_external_id = -1;   // Kineto "External id" range; -1: none
+  std::int64_t max_external_id = -1;
 };
 
 struct HtaBreakdown {
@@ -49,6 +52,7 @@ struct HtaBreakdown {
   std::vector<HtaLaunchStats> launch_stats;   // one per rank
   std::vector<HtaQueueLength> queue_lengths;  // one per rank and stream
   HtaOperatorAttribution operators;
+  std::vector<HtaRankSteps> steps;  // one per rank
 };
 
 // HTA's get_temporal_breakdown, get_comm_comp_overlap,

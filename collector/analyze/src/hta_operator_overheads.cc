@@ -38,6 +38,7 @@ struct Samples {
   std::int64_t host_ns = 0;
   std::int64_t device_ns = 0;
   std::vector<double> t1, t2, t3, t5, start_delay;
+  std::vector<std::int64_t> ids;
 };
 
 void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
@@ -82,6 +83,7 @@ void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
       if (s != nullptr) {
         ++s->calls;
         s->host_ns += op->dur;
+        s->ids.push_back(op->external_id);
         if (previous != nullptr) s->t1.push_back(micros(op->ts - (previous->ts + previous->dur)));
       }
       while (next_launch < launches.size() && launches[next_launch]->ts < op->ts)
@@ -125,6 +127,7 @@ void attribute_rank(const HtaRankTrace& rank, HtaOperatorAttribution& out) {
     row.t3 = overhead_of(std::move(s.t3));
     row.t5 = overhead_of(std::move(s.t5));
     row.device_start_delay = overhead_of(std::move(s.start_delay));
+    row.call_ids = std::move(s.ids);
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {

@@ -41,6 +41,14 @@ struct HtaOperatorStats {
   HtaOverhead t3;
   HtaOverhead t5;
   HtaOverhead device_start_delay;
+  // Each call's Kineto External id (record-function id), -1 when absent, in
+  // call order; and, once an Execution Trace is joined (join_execution_trace),
+  // the ET node ids of the calls that found theirs and the distinct input
+  // shapes and types they were called with, first seen first.
+  std::vector<std::int64_t> call_ids;
+  std::vector<std::int64_t> et_nodes;
+  std::vector<std::string> input_shapes;
+  std::vector<std::string> input_types;
 };
 
 // T4: the launch calls themselves (their durations), per launch name.

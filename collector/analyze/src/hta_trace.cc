@@ -50,6 +50,11 @@ void HtaTraceCollector::add(const TraceEvent& event) {
     return;
   }
   if (event.cat.data() == nullptr || event.cat == "Trace") return;
+  if (event.external_id >= 0) {
+    min_external_id_ =
+        min_external_id_ < 0 ? event.external_id : std::min(min_external_id_, event.external_id);
+    max_external_id_ = std::max(max_external_id_, event.external_id);
+  }
   const bool gpu = event.stream != -1;
   Row row;
   row.ts_us = event.ts_us;
@@ -59,6 +64,7 @@ void HtaTraceCollector::add(const TraceEvent& event) {
   row.index = event.index;
   row.tid = event.tid;
   row.op = !gpu && event.cat == "cpu_op";
+  row.external_id = event.external_id;
   // CPU rows matter only as launches, operators, ProfilerSteps, or as row 0.
   if (!gpu && !row.op && event.correlation == -1 && event.index != 0 &&
       !is_profiler_step(event.name)) {
@@ -101,6 +107,8 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     HtaRankTrace& rank = out.ranks.emplace_back();
     rank.rank = trace.rank_;
     rank.file = trace.file_;
+    rank.min_external_id = trace.min_external_id_;
+    rank.max_external_id = trace.max_external_id_;
 
     // CPU launches by correlation (the last one in file order wins).
     std::unordered_map<std::int64_t, std::size_t> launch_of;
@@ -119,6 +127,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       first_cpu_start = std::min(first_cpu_start, row.ts_ns);
       if (row.correlation != -1) launch_of[row.correlation] = i;
       if (row.name != kNoName && is_profiler_step(trace.names_[row.name])) {
+        rank.steps.push_back({row.ts_ns, row.dur_ns});
         any_step = true;
         last_step_start = std::max(last_step_start, row.ts_ns);
       }
@@ -140,7 +149,8 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     };
     for (const Row& row : rows) {
       if (row.stream != -1 || !cpu_kept(row)) continue;
-      if (row.op) rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.name});
+      if (row.op)
+        rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.external_id, row.name});
       if (row.correlation == -1) {
         ++kept_uncorrelated;
         continue;

@@ -37,6 +37,7 @@ class HtaTraceCollector {
     std::int64_t correlation = -1;
     std::int64_t tid = 0;
     std::uint64_t index = 0;
+    std::int64_t external_id = -1;
     std::uint32_t name = 0;  // into names_
     bool op = false;         // a host operator (cat "cpu_op")
   };
@@ -47,6 +48,8 @@ class HtaTraceCollector {
   std::vector<Row> rows_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;
+  std::int64_t min_external_id_ = -1;  // over every event; -1: none
+  std::int64_t max_external_id_ = -1;
 };
 
 // A device row HTA keeps, in ns.
@@ -76,7 +79,15 @@ struct HtaOperatorRow {
   std::int64_t ts = 0;
   std::int64_t dur = 0;
   std::int64_t tid = 0;
+  std::int64_t external_id = -1;  // args["External id"], the record-function id
   std::uint32_t name = 0;
+};
+
+// A ProfilerStep#N row of the host, in ns, whether or not HTA's filtering
+// kept it.
+struct HtaStepRow {
+  std::int64_t ts = 0;
+  std::int64_t dur = 0;
 };
 
 // One rank's trace as HTA's analyses see it after HTA's filtering (see
@@ -90,6 +101,9 @@ struct HtaRankTrace {
   std::vector<HtaGpuRow> gpu;
   std::vector<HtaRuntimeRow> runtime;
   std::vector<HtaOperatorRow> operators;
+  std::vector<HtaStepRow> steps;      // in file order
+  std::int64_t min_external_id = -1;  // over every event of the file; -1: none
+  std::int64_t max_external_id = -1;
 };
 
 // Every rank, filtered the way HTA's Trace does on load. Built once from the

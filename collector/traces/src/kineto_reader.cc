@@ -176,6 +176,8 @@ KinetoReader::Parsed KinetoReader::parse_element(TraceEvent& event, std::string&
           detail::json_int(arg.value(), event.stream);
         } else if (key_is(arg_key, "correlation")) {
           detail::json_int(arg.value(), event.correlation);
+        } else if (key_is(arg_key, "External id")) {
+          detail::json_int(arg.value(), event.external_id);
         }
       }
     }

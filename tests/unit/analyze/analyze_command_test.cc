@@ -10,28 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "analyze_run.h"
 #include "trace_files.h"
 
 namespace stallwatch::collector {
 namespace {
 
 using testing::TempDir;
-
-struct CommandRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-CommandRun analyze(const std::vector<std::string>& words) {
-  std::vector<std::string_view> args(words.begin(), words.end());
-  std::ostringstream out, err;
-  CommandRun r;
-  r.code = run_analyze(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
 
 std::vector<std::string> dlio_files() {
   std::vector<std::string> files;

@@ -39,6 +39,7 @@ struct TraceEvent {
   std::int64_t epoch = kNoValue;  // args.epoch
   std::int64_t stream = -1;       // Kineto args.stream; -1 = not a device row
   std::int64_t correlation = -1;  // Kineto args.correlation
+  std::int64_t external_id = -1;  // Kineto args["External id"] (record-function id)
   // Kineto timestamps exactly as a JSON float parser sees them (µs), kept
   // for HTA's rounding rules; NaN when absent.
   double ts_us = std::nan("");

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+#include "execution_trace.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace stallwatch::collector {
+
+namespace {
+
+bool is_observer_root(const std::string& name) {
+  return name.find("execution_trace|thread") != std::string::npos ||
+         name.find("execution_trace|process") != std::string::npos ||
+         name.find("execution_graph|thread") != std::string::npos ||
+         name.find("execution_graph|process") != std::string::npos;
+}
+
+std::string read_all(const std::string& path, std::string& text) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (in == nullptr) return "cannot open " + path;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(in, buf, sizeof buf)) > 0)
+    text.append(buf, static_cast<std::size_t>(n));
+  const bool failed = n < 0;
+  gzclose(in);
+  return failed ? "cannot read " + path : "";
+}
+
+}  // namespace
+
+std::string read_execution_trace(const std::string& path, ExecutionTrace& out) {
+  std::string text;
+  if (auto problem = read_all(path, text); !problem.empty()) return problem;
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") ||
+      !doc["nodes"].is_array()) {
+    return path + ": not an Execution Trace (a JSON object with \"nodes\")";
+  }
+  out.file = path;
+  if (doc.contains("pid") && doc["pid"].is_number_integer())
+    out.pid = doc["pid"].get<std::int64_t>();
+  for (const auto& node : doc["nodes"]) {
+    ++out.nodes;
+    if (!node.is_object() || !node.contains("rf_id") || !node["rf_id"].is_number_integer())
+      continue;
+    EtNode n;
+    n.rf_id = node["rf_id"].get<std::int64_t>();
+    n.id = node.value("id", std::int64_t{-1});
+    n.name = node.value("name", std::string());
+    if (node.contains("input_shapes")) n.input_shapes = node["input_shapes"].dump();
+    if (node.contains("input_types")) n.input_types = node["input_types"].dump();
+    if (!is_observer_root(n.name)) {
+      out.min_rf_id = out.min_rf_id < 0 ? n.rf_id : std::min(out.min_rf_id, n.rf_id);
+      out.max_rf_id = std::max(out.max_rf_id, n.rf_id);
+    }
+    out.by_rf_id.emplace(n.rf_id, std::move(n));
+  }
+  return "";
+}
+
+EtJoin join_execution_trace(const ExecutionTrace& et, std::int64_t rank, HtaBreakdown& hta) {
+  EtJoin join;
+  join.file = et.file;
+  join.rank = rank;
+  join.et_min_rf_id = et.min_rf_id;
+  join.et_max_rf_id = et.max_rf_id;
+  join.et_nodes = et.nodes;
+  for (const HtaRankBreakdown& r : hta.ranks) {
+    if (r.rank != rank) continue;
+    join.kineto_min_id = r.min_external_id;
+    join.kineto_max_id = r.max_external_id;
+  }
+  join.overlap = join.kineto_min_id >= 0 && et.min_rf_id >= 0 &&
+                 join.kineto_min_id <= et.min_rf_id && join.kineto_max_id >= et.max_rf_id;
+  auto add_once = [](std::vector<std::string>& list, const std::string& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+  };
+  for (HtaOperatorStats& op : hta.operators.operators) {
+    if (op.rank != rank) continue;
+    for (const std::int64_t id : op.call_ids) {
+      if (id < 0) continue;
+      ++join.kineto_operators;
+      if (!join.overlap) continue;
+      auto it = et.by_rf_id.find(id);
+      if (it == et.by_rf_id.end()) continue;
+      ++join.joined;
+      op.et_nodes.push_back(it->second.id);
+      add_once(op.input_shapes, it->second.input_shapes);
+      add_once(op.input_types, it->second.input_types);
+    }
+  }
+  return join;
+}
+
+}  // namespace stallwatch::collector
