@@ -25,8 +25,7 @@ using Bps = std::vector<std::pair<std::int64_t, ClassMask>>;
 struct Rig {
   explicit Rig(NameTable& n, std::size_t max_open = 16)
       : names(n),
-        progress(n.intern("step"), n.intern("epoch.start"), n.intern("epoch.block"),
-                 n.intern("batch_size")),
+        progress(n.intern("step"), n.intern("epoch.start"), n.intern("batch_size")),
         gpu(gpu_names(n), 10, 100),
         io_calls(IoCallNames::intern(n)),
         walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io) {}
