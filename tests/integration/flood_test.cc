@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "integration_fixture.h"
@@ -229,6 +231,30 @@ TEST_F(FloodTest, AThousandWebSocketClientsMostlyNotReadingLeaveAgentsAndHealthz
   expect_agents_unaffected();
   std::printf("ticks skipped for slow readers: %.0f\n",
               metric(*daemon_, "stallwatch_websocket_ticks_skipped_total"));
+}
+
+// The daemon raises its soft descriptor limit to the hard one (a soft 1024,
+// systemd's default, would cap it at about a thousand connections).
+TEST(DescriptorLimitTest, TheDaemonRaisesItsSoftLimitToTheHardOne) {
+  rlimit ours{};
+  getrlimit(RLIMIT_NOFILE, &ours);
+  if (ours.rlim_max != RLIM_INFINITY && ours.rlim_max <= 1024) GTEST_SKIP() << "hard limit 1024";
+  rlimit low{1024, ours.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  DaemonProcess daemon;
+  const bool started = daemon.start();
+  setrlimit(RLIMIT_NOFILE, &ours);
+  ASSERT_TRUE(started) << daemon.log();
+  std::ifstream limits("/proc/" + std::to_string(daemon.pid()) + "/limits");
+  std::string line;
+  while (std::getline(limits, line) && line.rfind("Max open files", 0) != 0) {
+  }
+  std::istringstream fields(line.substr(std::string("Max open files").size()));
+  std::string soft, hard;
+  fields >> soft >> hard;
+  EXPECT_EQ(soft, hard) << line;
+  EXPECT_NE(soft, "1024") << line;
+  EXPECT_NE(daemon.log().find("open descriptors"), std::string::npos) << daemon.log();
 }
 
 }  // namespace
