@@ -98,6 +98,8 @@ def main() -> int:
     need = args.ingest + args.http + 256
     if soft < need:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(need, hard), hard))
+    if need > hard:  # this process's own limit: fewer HTTP connections
+        args.http = max(0, hard - 256 - args.ingest)
     workdir = tempfile.mkdtemp(prefix="stallwatch-flood-")
     http_port, ingest_port = free_port(), free_port()
     command = [os.path.join(args.build, "bin/stallwatchd"), "--ingest",
