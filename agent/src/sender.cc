@@ -42,6 +42,7 @@ Sender::Sender(const AgentConfig& config, SourceInfo source, BufferRegistry& reg
 }
 
 Sender::~Sender() {
+  delivery_.detach();
   if (socket_ != nullptr) zmq_close(socket_);
   if (context_ != nullptr) zmq_ctx_term(context_);
 }
@@ -65,6 +66,9 @@ int Sender::open(const std::string& endpoint) noexcept {
     return SW_ERR_TRANSPORT;
   }
   if (const int rc = configure_curve_client(socket_, config_); rc != SW_OK) return rc;
+  if (linger_ms_ > 0 && !delivery_.attach(context_, socket_)) {
+    report_problem("cannot monitor the ZeroMQ socket; delivery at exit is unconfirmed");
+  }
   if (zmq_connect(socket_, endpoint.c_str()) != 0) {
     report_problem("cannot connect to collector endpoint '%s': %s", endpoint.c_str(),
                    zmq_strerror(errno));
@@ -98,6 +102,7 @@ void Sender::stop() noexcept {
 
 void Sender::abandon() noexcept {
   thread_started_ = false;
+  delivery_.abandon();
   socket_ = nullptr;
   context_ = nullptr;
 }
@@ -150,8 +155,19 @@ void Sender::run() noexcept {
       futex_wake_all(flush_.completed);
     }
     if (stopping) break;
+    delivery_.poll();
     wakeup_.wait_for(flush_interval_ns_);
   }
+  if (sending_ && linger_ms_ > 0 && counters_.batches_sent.load(std::memory_order_relaxed) > 0) {
+    const int unread = delivery_.wait(linger_ms_);
+    if (unread > 0) {
+      report_problem(
+          "the collector had not read the last %d bytes after %d ms (STALLWATCH_LINGER_MS); "
+          "the events in them may be lost",
+          unread, linger_ms_);
+    }
+  }
+  delivery_.detach();
   zmq_close(socket_);
   socket_ = nullptr;
   zmq_ctx_term(context_);  // bounded by the socket's linger

@@ -12,6 +12,7 @@
 #include "agent_counters.h"
 #include "batch_encoder.h"
 #include "buffer_registry.h"
+#include "delivery_check.h"
 #include "name_table.h"
 #include "process_clock.h"
 #include "stallwatch/source_info.h"
@@ -29,7 +30,9 @@ namespace stallwatch::agent {
 // samples /proc/self/io every heartbeat_ms into the batch as two counters. Sends never block
 // (ZMQ_DONTWAIT, ZMQ_IMMEDIATE, bounded HWM): a refused batch counts its
 // events as dropped and the next batch reports them. stop() sends a final
-// batch and waits at most linger_ms for ZeroMQ to deliver.
+// batch and waits at most linger_ms until the collector has read everything
+// (DeliveryCheck: queued in the kernel is not received); when it has not, it
+// says how many bytes may be lost.
 //
 // Start-up: ZMQ_IMMEDIATE refuses messages until the connection is up, so
 // the sender neither drains nor sends (events wait in the rings, no seq is
@@ -89,6 +92,7 @@ class Sender {
   AgentConfig config_;  // the CURVE keys, for open()
   void* context_ = nullptr;
   void* socket_ = nullptr;
+  DeliveryCheck delivery_;
   pthread_t thread_{};
   bool thread_started_ = false;
   std::atomic<bool> stop_requested_{false};

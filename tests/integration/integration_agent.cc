@@ -14,7 +14,10 @@
 // nominal sleeps, so they hold on a loaded machine.
 //
 //   integration_agent --schedule starved|overlapped --seconds 6 --job j --rank 0
-//                     [--report FILE] [--batch-size 32]
+//                     [--report FILE] [--batch-size 32] [--burst N]
+//
+// --burst N: after the schedule, N counter samples as fast as possible, then
+// stop (a process that exits right after a burst).
 //
 // Exit: 0 after a clean sw_stop() (the collector marks the rank finished);
 // 2 on bad arguments.
@@ -91,7 +94,7 @@ Region timed_region(const char* cls, sw_name_t cat, sw_name_t name, int ms) {
 }
 
 bool parse_args(int argc, char** argv, std::string& schedule, double& seconds, std::string& job,
-                std::string& rank, std::string& report, long& batch_size) {
+                std::string& rank, std::string& report, long& batch_size, long& burst) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
     const char* value = argv[i + 1];
@@ -107,6 +110,8 @@ bool parse_args(int argc, char** argv, std::string& schedule, double& seconds, s
       report = value;
     } else if (key == "--batch-size") {
       batch_size = std::atol(value);
+    } else if (key == "--burst") {
+      burst = std::atol(value);
     } else {
       std::fprintf(stderr, "integration_agent: unknown flag %s\n", key.c_str());
       return false;
@@ -153,10 +158,11 @@ int main(int argc, char** argv) {
   std::string rank = "0";
   std::string report;
   long batch_size = 32;
-  if (!parse_args(argc, argv, schedule_name, seconds, job, rank, report, batch_size)) {
+  long burst = 0;
+  if (!parse_args(argc, argv, schedule_name, seconds, job, rank, report, batch_size, burst)) {
     std::fprintf(stderr,
                  "usage: integration_agent --schedule starved|overlapped --seconds N --job J "
-                 "--rank R [--report FILE] [--batch-size N]\n");
+                 "--rank R [--report FILE] [--batch-size N] [--burst N]\n");
     return 2;
   }
   const Schedule* schedule = nullptr;
@@ -219,6 +225,9 @@ int main(int argc, char** argv) {
   loading = false;
   loader.join();
   regions.insert(regions.end(), loader_regions.begin(), loader_regions.end());
+  const sw_name_t burst_name = sw_intern("burst");
+  for (long i = 0; i < burst; ++i)
+    sw_counter(n.pipeline, burst_name, i);
 
   const int stopped = sw_stop();
   if (!report.empty()) write_report(report, regions, marks, batch_size_at, batch_size);

@@ -80,11 +80,12 @@ std::vector<std::pair<std::string, std::string>> agent_env(const AgentRun& run) 
 
 ScriptedAgent::ScriptedAgent(const AgentRun& run, const std::string& dir)
     : report_path_(dir + "/" + run.job + "-" + std::to_string(run.rank) + ".report"),
-      process_(ChildOptions{{STALLWATCH_INTEGRATION_AGENT, "--schedule", run.schedule, "--seconds",
-                             std::to_string(run.seconds), "--job", run.job, "--rank",
-                             std::to_string(run.rank), "--report", report_path_},
-                            agent_env(run),
-                            dir + "/" + run.job + "-" + std::to_string(run.rank) + ".log"}) {}
+      process_(ChildOptions{
+          {STALLWATCH_INTEGRATION_AGENT, "--schedule", run.schedule, "--seconds",
+           std::to_string(run.seconds), "--job", run.job, "--rank", std::to_string(run.rank),
+           "--report", report_path_, "--burst", std::to_string(run.burst)},
+          agent_env(run),
+          dir + "/" + run.job + "-" + std::to_string(run.rank) + ".log"}) {}
 
 void expect_window_matches_report(const json& metrics, const AgentReport& report) {
   const auto start = metrics.at("start_ns").get<std::int64_t>();

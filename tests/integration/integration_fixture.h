@@ -58,6 +58,7 @@ struct AgentRun {
   std::string endpoint;  // STALLWATCH_COLLECTOR
   // More environment: CURVE keys, the test-only host name and clock shift.
   std::vector<std::pair<std::string, std::string>> env = {};
+  long burst = 0;  // counter samples recorded as fast as possible before exit
 };
 
 // A running integration_agent; its report and output live in `dir`.

@@ -27,6 +27,8 @@ ServeConfig serve_config(const DaemonConfig& c) {
   s.host = c.http_host;
   s.port = c.http_port;
   s.max_connections = c.http_max_connections;
+  s.read_timeout = std::chrono::milliseconds(c.http_read_timeout_ns / 1'000'000);
+  s.idle_timeout = std::chrono::milliseconds(c.http_idle_timeout_ns / 1'000'000);
   s.bearer_token = c.http_token;
   s.tls_cert_file = c.http_tls_cert;
   s.tls_key_file = c.http_tls_key;

@@ -62,7 +62,8 @@ std::string apply_state(const toml::value& t, DaemonConfig& c) {
 std::string apply_http(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "http", {});
   if (auto err = s.allow_only({"listen", "token", "token_file", "max_connections",
-                               "insecure_without_token", "tls_cert", "tls_key"});
+                               "insecure_without_token", "tls_cert", "tls_key", "read_timeout",
+                               "idle_timeout"});
       !err.empty()) {
     return err;
   }
@@ -97,6 +98,11 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
     std::int64_t n = 0;
     if (auto err = s.integer("max_connections", n, 1, 100000); !err.empty()) return err;
     c.http_max_connections = static_cast<std::size_t>(n);
+  }
+  for (const auto& [key, target] : {std::pair{"read_timeout", &c.http_read_timeout_ns},
+                                    std::pair{"idle_timeout", &c.http_idle_timeout_ns}}) {
+    if (!s.has(key)) continue;
+    if (auto err = s.duration(key, *target, false); !err.empty()) return err;
   }
   for (const auto& [key, path] :
        {std::pair{"tls_cert", &c.http_tls_cert}, std::pair{"tls_key", &c.http_tls_key}}) {

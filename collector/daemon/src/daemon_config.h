@@ -35,6 +35,10 @@ struct DaemonConfig {
   std::string http_host = "127.0.0.1";
   std::uint16_t http_port = 8787;
   std::size_t http_max_connections = 256;
+  // A request must arrive whole within read_timeout of its first byte (slow
+  // clients are closed and counted); an idle connection is closed after idle_timeout.
+  std::int64_t http_read_timeout_ns = 10'000'000'000;
+  std::int64_t http_idle_timeout_ns = 60'000'000'000;
   std::string http_token;  // empty: no bearer token required
   // Serve the API without a token on an address other hosts can reach;
   // refused at start otherwise.

@@ -213,7 +213,7 @@ void IngestLoop::log_refused_connections(std::int64_t now_ns) {
     reasons += std::string(handshake_rejection_name(static_cast<HandshakeRejection>(r))) + " " +
                std::to_string(receiver_.stats().rejected[r]);
   }
-  spdlog::warn("ingest: refused {} connection{} in the CURVE handshake so far ({}){}{}", total,
+  spdlog::warn("ingest: refused {} connection{} in the ZeroMQ handshake so far ({}){}{}", total,
                total == 1 ? "" : "s", reasons, last.empty() ? "" : "; last key refused: ", last);
   refused_logged_ = total;
   last_refused_log_ns_ = now_ns;

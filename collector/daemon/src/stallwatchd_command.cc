@@ -10,6 +10,7 @@
 
 #include "daemon.h"
 #include "daemon_flags.h"
+#include "descriptor_limit.h"
 #include "keygen_command.h"
 #include "stallwatch/version.h"
 
@@ -56,6 +57,7 @@ int stallwatchd_main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  spdlog::info("up to {} open descriptors (agent and HTTP connections)", raise_descriptor_limit());
 
   Daemon daemon(config);
   if (auto err = daemon.start(); !err.empty()) {

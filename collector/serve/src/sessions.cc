@@ -108,14 +108,18 @@ void HttpSession<Stream>::on_handshake(beast::error_code ec) {
 }
 
 // Waits up to idle_timeout for the first bytes of the next request, so that
-// read_timeout bounds only the time to receive a request, not keep-alive.
+// read_timeout bounds only the time to receive a request, not keep-alive. A
+// new connection has only read_timeout to start its first request: a flood
+// of connections that never send anything holds the connection slots no
+// longer than slow clients do.
 template <class Stream>
 void HttpSession<Stream>::await_request() {
   if (buffer_.size() > 0) {
     read_request();
     return;
   }
-  beast::get_lowest_layer(stream_).expires_after(ctx_.config.idle_timeout);
+  beast::get_lowest_layer(stream_).expires_after(answered_ ? ctx_.config.idle_timeout
+                                                           : ctx_.config.read_timeout);
   stream_.async_read_some(
       buffer_.prepare(kFirstReadBytes),
       beast::bind_front_handler(&HttpSession::on_first_bytes, this->shared_from_this()));
@@ -264,6 +268,7 @@ void HttpSession<Stream>::on_write(bool close, beast::error_code ec, std::size_t
     linger_close();
     return;
   }
+  answered_ = true;
   await_request();
 }
 

@@ -120,6 +120,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
   std::shared_ptr<void> response_;  // the message being written
   std::array<char, 2048> drain_{};
   std::size_t drained_ = 0;
+  bool answered_ = false;  // a response was sent: waits for the next request are keep-alive
   ServerContext& ctx_;
   ConnectionSlot slot_;
 };

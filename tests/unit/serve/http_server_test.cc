@@ -169,6 +169,21 @@ TEST_F(ServerTest, IdleKeepAliveConnectionsAreClosed) {
   EXPECT_TRUE(eventually([&] { return stats().connections_active == 0; }));
 }
 
+// A flood of connections that never send a byte holds the connection slots
+// for read_timeout, not for the keep-alive idle_timeout.
+TEST_F(ServerTest, AConnectionThatNeverSendsIsClosedAfterReadTimeout) {
+  ServeConfig config;
+  config.read_timeout = std::chrono::milliseconds(500);
+  config.idle_timeout = std::chrono::milliseconds(60'000);
+  start(config);
+  RawClient silent(port_);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(silent.wait_closed(20s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  EXPECT_TRUE(eventually([&] { return stats().timeouts >= 1u; }));
+  EXPECT_TRUE(eventually([&] { return stats().connections_active == 0; }));
+}
+
 TEST_F(ServerTest, AClientThatDoesNotReadIsCutOff) {
   backend_.publish(make_state(25, 256));
   ServeConfig config;

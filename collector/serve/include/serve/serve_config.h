@@ -33,7 +33,8 @@ struct ServeConfig {
   std::size_t max_header_bytes = 8 * 1024;
   std::size_t max_body_bytes = 64 * 1024;
   std::size_t max_ws_message_bytes = 4 * 1024;
-  // Time allowed to receive a whole request once its first byte arrived.
+  // Time allowed to receive a whole request once its first byte arrived, and
+  // for a new connection's first request to begin.
   std::chrono::milliseconds read_timeout{10'000};
   // Time an HTTP keep-alive connection may wait for its next request, and a
   // WebSocket may stay silent (it is pinged at half this time).
