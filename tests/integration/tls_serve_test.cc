@@ -12,6 +12,8 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 #include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -190,6 +192,88 @@ TEST(TlsServeTest, ACertificateOrKeyThatDoesNotLoadIsRefusedAtStart) {
 
   EXPECT_EQ(run_daemon({"--http-tls-cert", pki.server_cert}, dir, output), 2);
   EXPECT_NE(output.find("go together"), std::string::npos) << output;
+}
+
+// The common name of the certificate a new connection is served, verified
+// against the test CA; "" when the handshake fails.
+std::string served_name(const DaemonProcess& daemon) {
+  net::io_context ioc;
+  ssl::context tls(ssl::context::tls_client);
+  tls.load_verify_file(test_pki().ca);
+  tls.set_verify_mode(ssl::verify_peer);
+  beast::ssl_stream<beast::tcp_stream> stream(ioc, tls);
+  beast::error_code ec;
+  beast::get_lowest_layer(stream).connect(
+      tcp::endpoint(net::ip::make_address("127.0.0.1"),
+                    static_cast<unsigned short>(daemon.http_port())),
+      ec);
+  if (!ec) stream.handshake(ssl::stream_base::client, ec);
+  if (ec) return {};
+  X509* cert = SSL_get1_peer_certificate(stream.native_handle());
+  if (cert == nullptr) return {};
+  char name[256] = {};
+  X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, name, sizeof name);
+  X509_free(cert);
+  stream.shutdown(ec);
+  return name;
+}
+
+void install(const std::string& cert, const std::string& key, const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::copy_file(cert, dir + "/cert.pem", fs::copy_options::overwrite_existing);
+  fs::copy_file(key, dir + "/key.pem", fs::copy_options::overwrite_existing);
+}
+
+TEST(TlsServeTest, SighupReloadsTheCertificateAndABrokenPairKeepsTheOldOne) {
+  const TestPki& pki = test_pki();
+  TempDir files;
+  install(pki.server_cert, pki.server_key, files.path());
+  DaemonOptions options = tls_daemon();
+  options.extra_args = {"--http-tls-cert", files.path() + "/cert.pem", "--http-tls-key",
+                        files.path() + "/key.pem"};
+  DaemonProcess daemon(options);
+  ASSERT_TRUE(daemon.start()) << daemon.log();
+  EXPECT_EQ(served_name(daemon), "stallwatch test server");
+
+  // A stream opened before the reloads lives through them.
+  net::io_context ioc;
+  ssl::context tls(ssl::context::tls_client);
+  tls.load_verify_file(pki.ca);
+  tls.set_verify_mode(ssl::verify_peer);
+  Wss ws(ioc, tls);
+  connect_tls(ws, daemon);
+  ws.set_option(websocket::stream_base::decorator([](websocket::request_type& request) {
+    request.set(beast::http::field::authorization, std::string("Bearer ") + kToken);
+  }));
+  ws.handshake("127.0.0.1:" + std::to_string(daemon.http_port()), "/api/v1/stream");
+  EXPECT_NE(read_text(ws).find("\"type\":\"hello\""), std::string::npos);
+
+  install(pki.renewed_cert, pki.renewed_key, files.path());
+  ASSERT_EQ(::kill(daemon.pid(), SIGHUP), 0);
+  EXPECT_TRUE(wait_until([&] { return daemon.log().find("SIGHUP: reloaded") != std::string::npos; },
+                         5s, 20ms))
+      << daemon.log();
+  EXPECT_EQ(served_name(daemon), "stallwatch test renewed");
+
+  // The renewed certificate with the old key: refused, the renewed pair serves on.
+  install(pki.renewed_cert, pki.server_key, files.path());
+  ASSERT_EQ(::kill(daemon.pid(), SIGHUP), 0);
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return daemon.log().find(
+                   "SIGHUP: new TLS certificate refused, still serving the previous "
+                   "one: TLS key '" +
+                   files.path() + "/key.pem' does not match") != std::string::npos;
+      },
+      5s, 20ms))
+      << daemon.log();
+  EXPECT_TRUE(daemon.running());
+  EXPECT_EQ(served_name(daemon), "stallwatch test renewed");
+  const auto metrics = https_get(daemon, "/metrics", true, pki.ca);
+  EXPECT_NE(metrics.body.find("stallwatch_http_tls_reloads_total 1\n"), std::string::npos);
+  EXPECT_NE(metrics.body.find("stallwatch_http_tls_reload_failures_total 1\n"), std::string::npos);
+  EXPECT_NE(read_text(ws).find("\"type\":\"tick\""), std::string::npos);
+  ws.close(websocket::close_code::normal);
 }
 
 }  // namespace

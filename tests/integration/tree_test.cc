@@ -5,7 +5,8 @@
 // through the tree; the head's rank rows equal the single collector's, field
 // by field. A node that dies turns its ranks silent at the head and comes
 // back; a head that dies costs its nodes nothing but counted unsent reports;
-// a remote rank's timeline comes from its node; a nested head forwards.
+// a remote rank's timeline comes from its node, over https when the node
+// serves TLS; a nested head forwards.
 
 #include <gtest/gtest.h>
 #include <stallwatch/curve_key.h>
@@ -17,6 +18,8 @@
 #include <thread>
 
 #include "crafted_frames.h"
+#include "http_client/http_client.h"
+#include "https_server.h"
 #include "integration_fixture.h"
 
 namespace stallwatch::test {
@@ -59,10 +62,13 @@ json rank_state(const DaemonProcess& daemon, int rank) {
   return row.is_object() ? row["state"] : json();
 }
 
-// A head on 127.0.0.2 with CURVE; `extra` for an upstream of its own.
+// A head on 127.0.0.2 with CURVE; `extra` for an upstream of its own,
+// `config_toml` added to its configuration file.
 struct Head {
-  explicit Head(const std::string& state_dir, std::vector<std::string> extra = {}) {
+  explicit Head(const std::string& state_dir, std::vector<std::string> extra = {},
+                std::string config_toml = {}) {
     DaemonOptions o = short_window_options();
+    o.config_toml += config_toml;
     o.extra_args = {"--tree-listen", "tcp://127.0.0.2:*", "--state-dir", state_dir};
     o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
     daemon = std::make_unique<DaemonProcess>(o);
@@ -89,10 +95,14 @@ struct Head {
 };
 
 std::unique_ptr<DaemonProcess> start_node(const Head& head, const std::string& from,
-                                          const std::string& name, const std::string& state_dir) {
+                                          const std::string& name, const std::string& state_dir,
+                                          std::vector<std::string> extra = {},
+                                          std::string config_toml = {}) {
   DaemonOptions o = short_window_options();
+  o.config_toml += config_toml;
   o.extra_args = head.upstream_args(from, name);
   o.extra_args.insert(o.extra_args.end(), {"--state-dir", state_dir});
+  o.extra_args.insert(o.extra_args.end(), extra.begin(), extra.end());
   auto node = std::make_unique<DaemonProcess>(o);
   EXPECT_TRUE(node->start()) << node->log();
   return node;
@@ -257,6 +267,81 @@ TEST(TreeTest, LostNodeTurnsSilentAndResumesAndALostHeadCostsNodesNothing) {
   EXPECT_GT(after["ingest"]["events_received"].get<std::uint64_t>(), events_before);
   EXPECT_LT(after["tick_seconds_p99"].get<double>(), 0.05);
   EXPECT_EQ(rank_state(*node_a, 0), "active");
+}
+
+// Nodes that serve their API over TLS with a bearer token: the head fetches
+// a timeline over https with [tree] node_ca_file and node_token, and a node
+// whose certificate that CA did not sign gives a 502 that says so, counted.
+TEST(TreeTest, HeadFetchesTimelinesFromTlsNodesAndRefusesAnUntrustedNode) {
+  const TestPki& pki = test_pki();
+  ASSERT_FALSE(pki.ca.empty()) << "openssl could not make the test certificates";
+  constexpr const char* kNodeToken = "node-token";
+  TempDir dir;
+  Head head(dir.path() + "/head", {},
+            "[tree]\nnode_ca_file = \"" + pki.ca + "\"\nnode_token = \"" + kNodeToken + "\"\n");
+  ASSERT_TRUE(head.daemon && head.daemon->running() && !head.endpoint.empty())
+      << head.daemon->log();
+  const std::string node_toml = "[http]\ntoken = \"" + std::string(kNodeToken) + "\"\n";
+  auto trusted =
+      start_node(head, "127.0.0.3", "node-a", dir.path() + "/a",
+                 {"--http-tls-cert", pki.server_cert, "--http-tls-key", pki.server_key}, node_toml);
+  auto untrusted =
+      start_node(head, "127.0.0.4", "node-b", dir.path() + "/b",
+                 {"--http-tls-cert", pki.other_server_cert, "--http-tls-key", pki.other_server_key},
+                 node_toml);
+  FramePusher to_a(trusted->tcp_endpoint());
+  FramePusher to_b(untrusted->tcp_endpoint());
+  const auto batches = crafted_batches(8, 0);
+  for (std::size_t i = 0; i < batches[0].size(); ++i) {
+    for (int rank = 0; rank < 4; ++rank)
+      ASSERT_TRUE((rank < 2 ? to_a : to_b).send(batches[static_cast<std::size_t>(rank)][i]));
+  }
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const json ranks = ranks_of(*head.daemon);
+        return ranks.is_array() && ranks.size() == 4;
+      },
+      10s, 50ms))
+      << get_json(*head.daemon, "/api/v1/status")["tree"].dump();
+
+  const std::string timeline = std::string("/api/v1/jobs/") + kJob + "/ranks/";
+  const HttpResponse proxied = head.daemon->get(timeline + "1/timeline");
+  ASSERT_EQ(proxied.status, 200) << proxied.body << "\n" << head.daemon->log();
+  collector::HttpRequest direct;
+  direct.url =
+      "https://127.0.0.1:" + std::to_string(trusted->http_port()) + timeline + "1/timeline";
+  direct.tls.ca_file = pki.ca;
+  direct.headers.emplace_back("Authorization", std::string("Bearer ") + kNodeToken);
+  const collector::HttpResponse own = collector::http_request(direct);
+  ASSERT_EQ(own.status, 200) << own.error;
+  const json a = json::parse(proxied.body, nullptr, false);
+  const json b = json::parse(own.body, nullptr, false);
+  ASSERT_TRUE(a.is_object() && b.is_object()) << proxied.body;
+  EXPECT_FALSE(a["regions"].empty());
+  EXPECT_EQ(a["regions"], b["regions"]);
+
+  const HttpResponse refused = head.daemon->get(timeline + "3/timeline");
+  EXPECT_EQ(refused.status, 502);
+  EXPECT_NE(refused.body.find("node 'node-b'"), std::string::npos) << refused.body;
+  EXPECT_NE(refused.body.find("not trusted"), std::string::npos) << refused.body;
+  // The status is published every tick.
+  json tree;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        tree = get_json(*head.daemon, "/api/v1/status")["tree"];
+        return tree["timeline_fetch_failures"] == 1;
+      },
+      5s, 50ms))
+      << tree.dump();
+  EXPECT_EQ(tree["timelines_fetched"], 1);
+  EXPECT_EQ(tree["timeline_fetch_failures"], 1);
+  EXPECT_NE(tree["last_timeline_failure"].get<std::string>().find("not trusted"),
+            std::string::npos);
+  EXPECT_NE(
+      head.daemon->get("/metrics").body.find("stallwatch_tree_timeline_fetch_failures_total 1"),
+      std::string::npos);
+  EXPECT_NE(head.daemon->log().find("cannot fetch the timeline from node 'node-b'"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -65,6 +65,10 @@ const TestPki& test_pki() {
     p.wrong_host_key = p.dir + "/wrong_host.key";
     p.client_cert = p.dir + "/client.pem";
     p.client_key = p.dir + "/client.key";
+    p.renewed_cert = p.dir + "/renewed.pem";
+    p.renewed_key = p.dir + "/renewed.key";
+    p.other_server_cert = p.dir + "/other_server.pem";
+    p.other_server_key = p.dir + "/other_server.key";
     return p;
   }();
   return pki;

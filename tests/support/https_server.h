@@ -27,6 +27,10 @@ struct TestPki {
   std::string wrong_host_key;
   std::string client_cert;  // for mutual TLS (CN "stallwatch test client")
   std::string client_key;
+  std::string renewed_cert;  // another one for 127.0.0.1 and localhost ("stallwatch test renewed")
+  std::string renewed_key;
+  std::string other_server_cert;  // for 127.0.0.1, signed by other_ca
+  std::string other_server_key;
 };
 const TestPki& test_pki();
 

@@ -51,6 +51,19 @@ Daemon::~Daemon() {
   stop();
 }
 
+void Daemon::reload() {
+  if (!http_ || config_.http_tls_cert.empty()) {
+    spdlog::info("SIGHUP: the API is not served over TLS, nothing to reload");
+    return;
+  }
+  if (auto err = http_->reload_tls(); !err.empty()) {
+    spdlog::error("SIGHUP: new TLS certificate refused, still serving the previous one: {}", err);
+  } else {
+    spdlog::info("SIGHUP: reloaded TLS certificate '{}' and key '{}' for new connections",
+                 config_.http_tls_cert, config_.http_tls_key);
+  }
+}
+
 std::uint16_t Daemon::http_port() const {
   return http_ ? http_->port() : 0;
 }

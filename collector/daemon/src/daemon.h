@@ -40,6 +40,9 @@ class Daemon {
 
   std::string start();
   void stop();
+  // What SIGHUP does, on the signal thread after start(): loads the API's
+  // TLS certificate and key again (docs/operations.md); logs the outcome.
+  void reload();
 
   std::uint16_t http_port() const;
 

@@ -34,8 +34,8 @@ std::optional<Series> EngineHost::series(std::string_view job, std::string_view 
   return engine_.series(job, metric, window_ns, span_ns);
 }
 
-std::optional<std::string> EngineHost::remote_timeline(std::string_view job, std::int32_t rank,
-                                                       std::int64_t seconds) const {
+std::optional<RemoteTimeline> EngineHost::remote_timeline(std::string_view job, std::int32_t rank,
+                                                          std::int64_t seconds) const {
   if (tree_ == nullptr) return std::nullopt;
   return tree_->remote_timeline(job, rank, seconds);
 }

@@ -42,8 +42,8 @@ class EngineHost final : public ApiBackend {
                                    std::int64_t seconds) const override;
   std::optional<Series> series(std::string_view job, std::string_view metric,
                                std::int64_t window_ns, std::int64_t span_ns) const override;
-  std::optional<std::string> remote_timeline(std::string_view job, std::int32_t rank,
-                                             std::int64_t seconds) const override;
+  std::optional<RemoteTimeline> remote_timeline(std::string_view job, std::int32_t rank,
+                                                std::int64_t seconds) const override;
 
  private:
   mutable std::mutex mutex_;

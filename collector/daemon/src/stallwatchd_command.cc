@@ -55,6 +55,7 @@ int stallwatchd_main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   spdlog::info("up to {} open descriptors (agent and HTTP connections)", raise_descriptor_limit());
@@ -65,7 +66,9 @@ int stallwatchd_main(int argc, char** argv) {
     return 1;
   }
   int received = 0;
-  sigwait(&signals, &received);
+  // SIGHUP reloads the TLS certificate; SIGINT and SIGTERM stop.
+  while (sigwait(&signals, &received) == 0 && received == SIGHUP)
+    daemon.reload();
   spdlog::info("{} received, shutting down", received == SIGINT ? "SIGINT" : "SIGTERM");
   daemon.stop();
   spdlog::info("stopped");

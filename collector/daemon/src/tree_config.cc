@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tree_config.h"
 
+#include <fstream>
+
 #include "config/toml_fields.h"
 #include "ingest/endpoint_scope.h"
 
@@ -12,6 +14,15 @@ bool known_transport(const std::string& e) {
 }
 
 }  // namespace
+
+std::string advertised_api(const std::string& advertise, const std::string& host,
+                           std::uint16_t port, bool tls) {
+  if (advertise.find("://") != std::string::npos) return advertise;
+  const std::string scheme = tls ? "https://" : "http://";
+  if (!advertise.empty()) return scheme + advertise;
+  return scheme + (host.find(':') == std::string::npos ? host : "[" + host + "]") + ":" +
+         std::to_string(port);
+}
 
 std::string apply_upstream(const toml::value& t, TreeConfig& c) {
   TomlFields s(t, "upstream", {});
@@ -41,7 +52,28 @@ std::string apply_upstream(const toml::value& t, TreeConfig& c) {
 
 std::string apply_tree(const toml::value& t, TreeConfig& c) {
   TomlFields s(t, "tree", {});
-  if (auto err = s.allow_only({"listen", "plaintext_listen"}); !err.empty()) return err;
+  if (auto err = s.allow_only(
+          {"listen", "plaintext_listen", "node_ca_file", "node_token", "node_token_file"});
+      !err.empty()) {
+    return err;
+  }
+  if (s.has("node_token") && s.has("node_token_file")) {
+    return s.error("node_token_file", "set either node_token or node_token_file, not both");
+  }
+  for (auto [key, out] :
+       {std::pair{"node_ca_file", &c.node_ca_file}, std::pair{"node_token", &c.node_token}}) {
+    if (!s.has(key)) continue;
+    if (auto err = s.string(key, *out); !err.empty()) return err;
+    if (out->empty()) return s.error(key, "must not be empty");
+  }
+  if (s.has("node_token_file")) {
+    std::string path;
+    if (auto err = s.string("node_token_file", path); !err.empty()) return err;
+    std::ifstream in(path);
+    if (!in) return s.error("node_token_file", "cannot read '" + path + "'");
+    std::getline(in, c.node_token);
+    if (c.node_token.empty()) return s.error("node_token_file", "'" + path + "' is empty");
+  }
   if (s.has("listen")) {
     if (auto err = s.string_list("listen", c.listen); !err.empty()) return err;
   }
@@ -64,6 +96,13 @@ std::string validate_tree(const TreeConfig& c, bool insecure) {
              "' can be reached from other hosts but takes plaintext: make it a CURVE endpoint "
              "([tree] listen, --tree-listen) or, on a network you trust, say so with "
              "--insecure-plaintext-remote";
+    }
+  }
+  if (const auto scheme = c.advertise_http.find("://"); scheme != std::string::npos) {
+    const std::string name = c.advertise_http.substr(0, scheme);
+    if (name != "http" && name != "https") {
+      return "upstream.advertise_http '" + c.advertise_http +
+             "': expected HOST:PORT, http://HOST:PORT or https://HOST:PORT";
     }
   }
   if (c.upstream.empty()) {

@@ -42,7 +42,9 @@ bool tree_needs_keys(const TreeConfig& tree) {
          !tree.upstream_server_key_file.empty();
 }
 
-TreeLink::TreeLink(const DaemonConfig& config) : config_(config), token_(config.http_token) {
+TreeLink::TreeLink(const DaemonConfig& config)
+    : config_(config),
+      token_(config.tree.node_token.empty() ? config.http_token : config.tree.node_token) {
   const TreeConfig& t = config_.tree;
   if (!t.listen.empty() || !t.plaintext_listen.empty()) {
     // A node's reports carry its snapshot's windows: the configured ones, then 0 (total).
@@ -80,8 +82,8 @@ std::string TreeLink::start(const std::optional<CurveKeyPair>& keys, std::uint16
     UpstreamOptions o;
     o.endpoint = t.upstream;
     o.node = t.node.empty() ? host_name() : t.node;
-    o.http_address = t.advertise_http.empty() ? config_.http_host + ":" + std::to_string(http_port)
-                                              : t.advertise_http;
+    o.http_address = advertised_api(t.advertise_http, config_.http_host, http_port,
+                                    !config_.http_tls_cert.empty());
     o.send_hwm = t.upstream_hwm;
     std::string error;
     if (!t.upstream_server_key_file.empty()) {
@@ -154,22 +156,52 @@ void TreeLink::fill(TreeStatus& s) const {
     s.reports_rejected = r.reports_rejected;
     s.bytes_received = r.bytes_received;
     s.last_rejection = std::move(r.last_rejection);
+    s.timelines_fetched = timeline_fetches_.load(std::memory_order_relaxed);
+    s.timeline_fetch_failures = timeline_failures_.load(std::memory_order_relaxed);
+    std::lock_guard lock(failure_mutex_);
+    s.last_timeline_failure = last_timeline_failure_;
   }
 }
 
-std::optional<std::string> TreeLink::remote_timeline(std::string_view job, std::int32_t rank,
-                                                     std::int64_t seconds) const {
+std::optional<RemoteTimeline> TreeLink::remote_timeline(std::string_view job, std::int32_t rank,
+                                                        std::int64_t seconds) const {
   if (!remote_) return std::nullopt;
   auto owner = remote_->owner(job, rank);
   if (!owner) return std::nullopt;
+  // Nodes older than the scheme in their address serve plain http.
+  const std::string base =
+      owner->address.find("://") == std::string::npos ? "http://" + owner->address : owner->address;
   HttpRequest request;
-  request.url = "http://" + *owner + "/api/v1/jobs/" + percent_encode(job) + "/ranks/" +
-                std::to_string(rank) + "/timeline?seconds=" + std::to_string(seconds);
+  request.url = base + "/api/v1/jobs/" + percent_encode(job) + "/ranks/" + std::to_string(rank) +
+                "/timeline?seconds=" + std::to_string(seconds);
   if (!token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + token_);
+  request.tls.ca_file = config_.tree.node_ca_file;
   request.timeout = std::chrono::milliseconds(3000);
+  request.user_agent = "stallwatchd";
   HttpResponse response = http_request(request);
-  if (!response.ok()) return std::nullopt;
-  return std::move(response.body);
+  if (response.ok()) {
+    timeline_fetches_.fetch_add(1, std::memory_order_relaxed);
+    return RemoteTimeline{200, std::move(response.body)};
+  }
+  if (response.status == 404)
+    return RemoteTimeline{404, "rank " + std::to_string(rank) + " of job '" + std::string(job) +
+                                   "' not found on node '" + owner->node + "'"};
+  const std::string why =
+      response.answered() ? "it answered HTTP " + std::to_string(response.status) : response.error;
+  std::string message =
+      "cannot fetch the timeline from node '" + owner->node + "' at " + base + ": " + why;
+  if (response.tls_failure && config_.tree.node_ca_file.empty()) {
+    message += " (a node with its own CA needs [tree] node_ca_file)";
+  } else if (response.status == 401) {
+    message += " (the node takes another token: [tree] node_token_file)";
+  }
+  timeline_failures_.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(failure_mutex_);
+    if (message != last_timeline_failure_) spdlog::warn("{}", message);
+    last_timeline_failure_ = message;
+  }
+  return RemoteTimeline{502, std::move(message)};
 }
 
 }  // namespace stallwatch::collector

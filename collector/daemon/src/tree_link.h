@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "engine/snapshot.h"
 #include "ingest/receiver.h"
 #include "keys/curve_key_pair.h"
+#include "serve/api_backend.h"
 #include "serve/published_state.h"
 #include "tree/remote_ranks.h"
 #include "tree/upstream_sender.h"
@@ -25,7 +27,9 @@ namespace stallwatch::collector {
 // each tick's snapshot. As a node ([upstream]): an UpstreamSender that sends
 // each tick's snapshot (merged, so a nested head forwards its nodes' ranks
 // too) without ever waiting. remote_timeline() fetches a remote rank's
-// timeline from the node that reported it.
+// timeline from the node that reported it, over https when the node serves
+// TLS (verified against [tree] node_ca_file, else the system's CAs), with
+// [tree] node_token (else the daemon's own token); failures are counted.
 //
 // start() and stop() on the main thread; merge(), send() and fill() on the
 // tick thread; remote_timeline() on HTTP threads.
@@ -50,8 +54,8 @@ class TreeLink {
   void send(const Snapshot& snapshot);
   void fill(TreeStatus& status) const;
 
-  std::optional<std::string> remote_timeline(std::string_view job, std::int32_t rank,
-                                             std::int64_t seconds) const;
+  std::optional<RemoteTimeline> remote_timeline(std::string_view job, std::int32_t rank,
+                                                std::int64_t seconds) const;
 
  private:
   void receive_loop();
@@ -63,6 +67,10 @@ class TreeLink {
   std::thread receive_thread_;
   std::atomic<bool> running_{false};
   std::string token_;
+  mutable std::atomic<std::uint64_t> timeline_fetches_{0};
+  mutable std::atomic<std::uint64_t> timeline_failures_{0};
+  mutable std::mutex failure_mutex_;
+  mutable std::string last_timeline_failure_;  // failure_mutex_
 };
 
 // Whether the tree needs the daemon's CURVE key pair.

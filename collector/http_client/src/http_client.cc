@@ -121,15 +121,26 @@ const std::string& no_proxy_list() {
 
 }  // namespace
 
-HttpResponse http_request(const HttpRequest& request) {
+struct HttpClient::Handle {
+  std::unique_ptr<CURL, EasyDeleter> curl;
+};
+
+HttpClient::HttpClient() : handle_(std::make_unique<Handle>()) {
   init_once();
+  handle_->curl.reset(curl_easy_init());
+}
+
+HttpClient::~HttpClient() = default;
+
+HttpResponse HttpClient::request(const HttpRequest& request) {
   HttpResponse out;
-  std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
-  if (!curl) {
+  if (!handle_->curl) {
     out.error = "cannot start an HTTP request (libcurl)";
     return out;
   }
-  CURL* c = curl.get();
+  CURL* c = handle_->curl.get();
+  // Back to the defaults, keeping the connection cache and TLS sessions.
+  curl_easy_reset(c);
   char detail[CURL_ERROR_SIZE] = {};
   Sink sink;
   sink.limit = request.body_limit;
@@ -173,6 +184,11 @@ HttpResponse http_request(const HttpRequest& request) {
   }
 
   const CURLcode rc = curl_easy_perform(c);
+  // The error buffer is on this stack frame: libcurl must not keep it.
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
+  long new_connections = 0;
+  curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &new_connections);
+  connections_opened_ += static_cast<std::uint64_t>(new_connections);
   if (rc != CURLE_OK) {
     out.error = transport_error(rc, c, detail, request, sink);
     out.tls_failure = is_tls_error(rc);
@@ -184,6 +200,11 @@ HttpResponse http_request(const HttpRequest& request) {
   out.body = std::move(sink.body);
   if (out.status == 0) out.error = "no answer";
   return out;
+}
+
+HttpResponse http_request(const HttpRequest& request) {
+  thread_local HttpClient client;
+  return client.request(request);
 }
 
 }  // namespace stallwatch::collector

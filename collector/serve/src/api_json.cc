@@ -97,6 +97,9 @@ void write_tree_status(JsonWriter& w, const TreeStatus& t) {
   w.key("reports_rejected").integer(t.reports_rejected);
   w.key("bytes_received").integer(t.bytes_received);
   w.key("last_rejection").string(t.last_rejection);
+  w.key("timelines_fetched").integer(t.timelines_fetched);
+  w.key("timeline_fetch_failures").integer(t.timeline_fetch_failures);
+  w.key("last_timeline_failure").string(t.last_timeline_failure);
   w.end_object();
 }
 

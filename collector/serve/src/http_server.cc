@@ -100,6 +100,7 @@ struct HttpServer::Impl {
   Impl(ServeConfig config, ApiBackend& backend) : ctx(std::move(config), backend) {}
 
   ServerContext ctx;
+  ServerCertificate certificate;
   std::optional<net::io_context> ioc;
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
   std::shared_ptr<Listener> listener;
@@ -123,6 +124,9 @@ std::string HttpServer::start() {
     std::string error;
     m.ctx.tls = make_server_tls_context(config.tls_cert_file, config.tls_key_file, error);
     if (!m.ctx.tls) return error;
+    if (auto err = m.certificate.load(config.tls_cert_file, config.tls_key_file); !err.empty())
+      return err;
+    m.certificate.attach(*m.ctx.tls);
   }
   const auto threads = std::max<std::size_t>(1, config.io_threads);
   m.ioc.emplace(static_cast<int>(threads));
@@ -184,6 +188,14 @@ void HttpServer::stop() {
   m.ioc.reset();
   m.ctx.set_latest(nullptr);
   m.ctx.live_sessions();
+}
+
+std::string HttpServer::reload_tls() {
+  Impl& m = *impl_;
+  if (!m.ctx.tls) return "the API is not served over TLS: no certificate to reload";
+  std::string error = m.certificate.load(m.ctx.config.tls_cert_file, m.ctx.config.tls_key_file);
+  bump(error.empty() ? m.ctx.counters.tls_reloads : m.ctx.counters.tls_reload_failures);
+  return error;
 }
 
 std::uint16_t HttpServer::port() const {

@@ -80,6 +80,10 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
   e.family("stallwatch_tree_reports_rejected_total", "counter",
            "Report frames this head refused (undecodable, other version or windows).");
   e.sample("stallwatch_tree_reports_rejected_total", {}, as_double(t.reports_rejected));
+  e.family("stallwatch_tree_timeline_fetch_failures_total", "counter",
+           "Remote ranks' timelines this head could not fetch from their nodes.");
+  e.sample("stallwatch_tree_timeline_fetch_failures_total", {},
+           as_double(t.timeline_fetch_failures));
   e.family("stallwatch_tree_nodes", "gauge", "Nodes this head hears from.");
   e.sample("stallwatch_tree_nodes", {}, as_double(t.nodes));
   e.family("stallwatch_tree_remote_ranks", "gauge", "Ranks this head holds from its nodes.");
@@ -132,6 +136,11 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
           "Connections closed because a client was too slow or idle.", serve.timeouts);
   counter("stallwatch_http_handler_errors_total", "Errors caught at the server's io loop.",
           serve.handler_errors);
+  counter("stallwatch_http_tls_reloads_total",
+          "TLS certificate and key pairs loaded again on SIGHUP.", serve.tls_reloads);
+  counter("stallwatch_http_tls_reload_failures_total",
+          "TLS pairs refused on SIGHUP (the previous pair kept serving).",
+          serve.tls_reload_failures);
   gauge("stallwatch_websocket_sessions", "Open WebSocket sessions.", serve.websocket_sessions);
   counter("stallwatch_websocket_messages_sent_total", "WebSocket messages sent.",
           serve.websocket_messages_sent);

@@ -169,7 +169,10 @@ HttpResponse Router::timeline(std::string_view job_segment, std::string_view ran
   }
   const auto timeline = backend_.timeline(*job, *rank, *seconds);
   if (!timeline) {
-    if (auto body = backend_.remote_timeline(*job, *rank, *seconds)) return json(std::move(*body));
+    if (auto remote = backend_.remote_timeline(*job, *rank, *seconds)) {
+      if (remote->status == 200) return json(std::move(remote->body));
+      return error(static_cast<unsigned>(remote->status), remote->body);
+    }
   }
   if (!timeline)
     return error(404, "rank " + std::to_string(*rank) + " of job " + quoted(*job) + " not found");

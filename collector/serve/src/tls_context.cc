@@ -64,6 +64,37 @@ std::shared_ptr<ssl::context> make_server_tls_context(const std::string& cert_fi
   return ctx;
 }
 
+std::string ServerCertificate::load(const std::string& cert_file, const std::string& key_file) {
+  std::string error;
+  auto loaded = make_server_tls_context(cert_file, key_file, error);
+  if (!loaded) return error;
+  std::lock_guard lock(mutex_);
+  loaded_.push_back(std::move(loaded));
+  return {};
+}
+
+void ServerCertificate::attach(ssl::context& server) {
+  SSL_CTX_set_cert_cb(server.native_handle(), &ServerCertificate::on_handshake, this);
+}
+
+std::shared_ptr<ssl::context> ServerCertificate::current() const {
+  std::lock_guard lock(mutex_);
+  return loaded_.empty() ? nullptr : loaded_.back();
+}
+
+int ServerCertificate::on_handshake(SSL* ssl, void* self) {
+  const auto pair = static_cast<const ServerCertificate*>(self)->current();
+  if (!pair) return 1;
+  SSL_CTX* ctx = pair->native_handle();
+  STACK_OF(X509)* chain = nullptr;
+  SSL_CTX_get0_chain_certs(ctx, &chain);
+  // Copies (references) the pair into this connection; 0 fails the handshake.
+  return SSL_use_cert_and_key(ssl, SSL_CTX_get0_certificate(ctx), SSL_CTX_get0_privatekey(ctx),
+                              chain, 1) == 1
+             ? 1
+             : 0;
+}
+
 }  // namespace detail
 
 std::string check_tls_files(const std::string& cert_file, const std::string& key_file) {

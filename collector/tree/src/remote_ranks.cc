@@ -79,13 +79,14 @@ void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns,
   }
 }
 
-std::optional<std::string> RemoteRanks::owner(std::string_view job, std::int32_t rank) const {
+std::optional<RemoteRanks::Owner> RemoteRanks::owner(std::string_view job,
+                                                     std::int32_t rank) const {
   std::lock_guard lock(mutex_);
   auto it = ranks_.find(Key{std::string(job), rank});
   if (it == ranks_.end()) return std::nullopt;
   auto node = nodes_.find(it->second.node);
   if (node == nodes_.end() || node->second.http_address.empty()) return std::nullopt;
-  return node->second.http_address;
+  return Owner{node->first, node->second.http_address};
 }
 
 bool RemoteRanks::empty() const {

@@ -5,6 +5,7 @@
 
 #include "daemon_flags.h"
 #include "https_server.h"
+#include "tree_config.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -425,6 +426,31 @@ TEST(DaemonConfigCurve, AnAllowListWithoutCurveEndpointsIsAnError) {
   EXPECT_NE(validate(c).find("allow_list"), std::string::npos);
   c.curve_endpoints = {"ipc:///tmp/x.sock"};
   EXPECT_NE(validate(c).find("tcp://"), std::string::npos);
+}
+
+TEST(DaemonConfigTree, TheHeadTrustsNodesWithItsCaAndTokenAndNodesSayTheirScheme) {
+  DaemonConfig c = default_daemon_config();
+  c.http_token = "head-token";
+  ASSERT_EQ(apply_toml("[tree]\nnode_ca_file = \"/etc/ca.pem\"\n", "t.toml", c), "");
+  EXPECT_EQ(c.tree.node_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(c.tree.node_token, "");  // the head's own token is sent
+  ASSERT_EQ(apply_toml("[tree]\nnode_token = \"n\"\n", "t.toml", c), "");
+  EXPECT_EQ(c.tree.node_token, "n");
+  std::string error =
+      apply_toml("[tree]\nnode_token = \"n\"\nnode_token_file = \"/x\"\n", "t.toml", c);
+  EXPECT_NE(error.find("tree.node_token_file"), std::string::npos) << error;
+  error = apply_toml("[tree]\nnode_token_file = \"/nonexistent/token\"\n", "t.toml", c);
+  EXPECT_NE(error.find("cannot read '/nonexistent/token'"), std::string::npos) << error;
+
+  c = default_daemon_config();
+  c.tree.advertise_http = "ftp://node:21";
+  EXPECT_NE(validate(c).find("expected HOST:PORT, http://HOST:PORT or https://HOST:PORT"),
+            std::string::npos);
+  EXPECT_EQ(advertised_api("", "127.0.0.1", 8787, false), "http://127.0.0.1:8787");
+  EXPECT_EQ(advertised_api("", "::1", 8787, true), "https://[::1]:8787");
+  EXPECT_EQ(advertised_api("node-3:8443", "0.0.0.0", 8443, true), "https://node-3:8443");
+  EXPECT_EQ(advertised_api("https://node-3.example:443", "0.0.0.0", 8443, false),
+            "https://node-3.example:443");
 }
 
 }  // namespace

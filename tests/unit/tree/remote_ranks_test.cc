@@ -60,7 +60,8 @@ TEST(RemoteRanks, MergesBesideLocalRanksAndFormsTheJobAgain) {
   EXPECT_EQ(job.counters.events_received, 1000u + 1001u + 1002u);
   EXPECT_EQ(s.counters.events_received, job.counters.events_received);
   EXPECT_EQ(job.windows.size(), 3u);
-  EXPECT_EQ(remote.owner("train", 2), "b:8787");
+  ASSERT_TRUE(remote.owner("train", 2));
+  EXPECT_EQ(remote.owner("train", 2)->address, "b:8787");
   EXPECT_EQ(remote.owner("train", 9), std::nullopt);
   const RemoteRanksStats st = remote.stats();
   EXPECT_EQ(st.nodes, 2u);

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// One blocking HTTP(S) request on libcurl. https verifies the server's
+// Blocking HTTP(S) requests on libcurl. https verifies the server's
 // certificate and host name by default (against the system's CAs, or
 // `tls.ca_file`); a client certificate and key give mutual TLS. Proxies come
 // from the environment (http_proxy, https_proxy, no_proxy) as libcurl reads
 // them; redirects are never followed; only http and https are spoken.
 //
-// Each call uses its own connection and shares nothing with other calls, so
-// any thread may call http_request(); it blocks the caller up to
-// `timeout` (name resolution included). Errors are values: a transport
-// failure has status 0 and a sentence. libcurl lives in this component alone.
+// Connections are kept alive and reused: a second request to the same server
+// (same scheme, host, port and TLS settings) goes over the connection of the
+// first, without a new TCP or TLS handshake, as long as the server keeps it
+// open. A request blocks the caller up to `timeout` (name resolution
+// included). Errors are values: a transport failure has status 0 and a
+// sentence. libcurl lives in this component alone.
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +52,31 @@ struct HttpResponse {
   bool ok() const { return status >= 200 && status <= 299; }
 };
 
+// One libcurl handle and its connection cache (up to 5 connections), reused
+// by every request(). Not thread-safe: one thread owns an HttpClient and
+// makes its requests; other threads make their own.
+class HttpClient {
+ public:
+  HttpClient();
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  HttpResponse request(const HttpRequest& request);
+  // New connections this client opened (a reused one is not counted).
+  std::uint64_t connections_opened() const { return connections_opened_; }
+
+ private:
+  struct Handle;
+  std::unique_ptr<Handle> handle_;
+  std::uint64_t connections_opened_ = 0;
+};
+
+// The request on the calling thread's own HttpClient, made on the thread's
+// first request and kept until the thread ends: one per thread (an alert
+// sink's worker, the dashboard's fetch thread, each HTTP io thread), so any
+// thread may call it and connections are reused within a thread, never
+// shared between threads.
 HttpResponse http_request(const HttpRequest& request);
 
 }  // namespace stallwatch::collector

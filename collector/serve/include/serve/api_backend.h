@@ -12,6 +12,12 @@
 
 namespace stallwatch::collector {
 
+// A remote rank's timeline as the head got it from the rank's node.
+struct RemoteTimeline {
+  int status = 200;  // 200: `body` is the node's timeline JSON; else the status to answer
+  std::string body;  // the JSON, or why the node could not give it (a sentence)
+};
+
 // What the HTTP server needs from the daemon. Implemented by stallwatchd (and
 // by fakes in tests).
 //
@@ -34,12 +40,12 @@ class ApiBackend {
   virtual std::optional<Series> series(std::string_view job, std::string_view metric,
                                        std::int64_t window_ns, std::int64_t span_ns) const = 0;
 
-  // The timeline JSON of a rank that another collector owns (a head asks
-  // the node that reported it), for ranks timeline() does not know; nullopt
+  // The timeline of a rank that another collector owns (a head asks the
+  // node that reported it), for ranks timeline() does not know; nullopt
   // when no one does. May block on the network for a few seconds.
-  virtual std::optional<std::string> remote_timeline(std::string_view /*job*/,
-                                                     std::int32_t /*rank*/,
-                                                     std::int64_t /*seconds*/) const {
+  virtual std::optional<RemoteTimeline> remote_timeline(std::string_view /*job*/,
+                                                        std::int32_t /*rank*/,
+                                                        std::int64_t /*seconds*/) const {
     return std::nullopt;
   }
 };

@@ -26,7 +26,8 @@ namespace stallwatch::collector {
 //
 // With ServeConfig::tls_cert_file and tls_key_file, every connection speaks
 // TLS (https, wss) and a plain-HTTP client is dropped after the failed
-// handshake.
+// handshake. reload_tls() reads the two files again for the connections
+// that follow, without closing the listener or any connection.
 //
 // Boost.Beast stays behind this header; the daemon never sees it.
 class HttpServer {
@@ -49,6 +50,13 @@ class HttpServer {
   // Stops accepting, closes every connection and joins the io threads.
   // Bounded: in-flight writes are abandoned. Idempotent.
   void stop();
+
+  // Loads ServeConfig::tls_cert_file and tls_key_file again: handshakes
+  // that start afterwards get the new pair. A pair that does not load or
+  // match is refused and the current one keeps serving. Returns "" or why
+  // (naming the file); counted in stats() either way. Any thread, while
+  // the server runs.
+  std::string reload_tls();
 
   // The bound port (the actual one when ServeConfig::port is 0); 0 before start().
   std::uint16_t port() const;

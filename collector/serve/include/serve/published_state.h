@@ -37,6 +37,9 @@ struct TreeStatus {
   std::uint64_t reports_rejected = 0;
   std::uint64_t bytes_received = 0;
   std::string last_rejection;
+  std::uint64_t timelines_fetched = 0;        // remote ranks' timelines got from their nodes
+  std::uint64_t timeline_fetch_failures = 0;  // fetches that failed (node down, TLS, token)
+  std::string last_timeline_failure;          // why the last one failed; "" when none did
 };
 
 // Daemon-wide state for `GET /api/v1/status`, `/healthz` and the self metrics.

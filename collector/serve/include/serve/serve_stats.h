@@ -19,6 +19,8 @@ struct ServeStats {
   std::uint64_t websocket_ticks_skipped = 0;      // slow readers
   std::uint64_t websocket_messages_rejected = 0;  // oversized or not understood
   std::uint64_t handler_errors = 0;               // exceptions caught at the io loop
+  std::uint64_t tls_reloads = 0;                  // certificate pairs loaded again (SIGHUP)
+  std::uint64_t tls_reload_failures = 0;          // new pairs refused; the old one kept serving
 };
 
 // The live form of ServeStats: updated by the io threads with relaxed atomics.
@@ -34,6 +36,8 @@ struct ServeCounters {
   std::atomic<std::uint64_t> websocket_ticks_skipped{0};
   std::atomic<std::uint64_t> websocket_messages_rejected{0};
   std::atomic<std::uint64_t> handler_errors{0};
+  std::atomic<std::uint64_t> tls_reloads{0};
+  std::atomic<std::uint64_t> tls_reload_failures{0};
 
   ServeStats load() const {
     constexpr auto r = std::memory_order_relaxed;
@@ -47,7 +51,9 @@ struct ServeCounters {
                       websocket_messages_sent.load(r),
                       websocket_ticks_skipped.load(r),
                       websocket_messages_rejected.load(r),
-                      handler_errors.load(r)};
+                      handler_errors.load(r),
+                      tls_reloads.load(r),
+                      tls_reload_failures.load(r)};
   }
 };
 

@@ -28,7 +28,7 @@ inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
 struct NodeReport {
   std::string node;          // the node's name (its [upstream] node, else its host name)
-  std::string http_address;  // "host:port" of the node's API; empty: no timelines
+  std::string http_address;  // the node's API base URL ("https://host:port"); empty: no timelines
   std::uint64_t tick = 0;    // the node's tick number
   std::int64_t now_ns = 0;   // the node's clock at that tick
   std::vector<std::int64_t> windows_ns;  // Snapshot::windows_ns of the node

@@ -50,9 +50,15 @@ class RemoteRanks {
   // again with `verdict_index` and `thresholds`).
   void merge_into(Snapshot& snapshot, std::int64_t now_ns, const VerdictThresholds& thresholds);
 
-  // The API address ("host:port") of the node that reported the rank;
-  // nullopt for a rank no node reports, or one whose node gave no address.
-  std::optional<std::string> owner(std::string_view job, std::int32_t rank) const;
+  // The node that reported the rank and its API address (its base URL,
+  // e.g. "https://node-3:8787", or "host:port" for plain http); nullopt for
+  // a rank no node reports, or one whose node gave no address.
+  struct Owner {
+    std::string node;
+    std::string address;
+    bool operator==(const Owner&) const = default;
+  };
+  std::optional<Owner> owner(std::string_view job, std::int32_t rank) const;
 
   bool empty() const;
   RemoteRanksStats stats() const;

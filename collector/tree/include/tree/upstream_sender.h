@@ -14,7 +14,7 @@ struct UpstreamOptions {
   std::string public_key;  // this node's key pair (Z85), with server_key
   std::string secret_key;
   std::string node;          // this node's name in the head's views
-  std::string http_address;  // this node's API "host:port", for the head's timeline proxy
+  std::string http_address;  // this node's API base URL, for the head's timeline proxy
   int send_hwm = 64;         // report frames queued at most (ZMQ_SNDHWM)
 };
 
