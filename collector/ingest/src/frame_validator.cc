@@ -188,7 +188,17 @@ std::optional<FrameError> FrameValidator::validate_except_events(
   if (!wire::VerifyBatchBuffer(verifier)) {
     return make_error(FrameErrorReason::kMalformed, "batch does not verify");
   }
-  return check_semantics(*wire::GetBatch(frame.data()));
+  // The verifier checks a struct vector's length field (4-byte aligned), not
+  // its elements' 8-byte alignment; reading a misaligned Event is undefined.
+  const wire::Batch& batch = *wire::GetBatch(frame.data());
+  if (const auto* events = batch.events();
+      events != nullptr &&
+      reinterpret_cast<std::uintptr_t>(events->Data()) % alignof(wire::Event) != 0) {
+    return make_error(FrameErrorReason::kMalformed,
+                      "events vector at byte " + std::to_string(events->Data() - frame.data()) +
+                          " is not " + std::to_string(alignof(wire::Event)) + "-byte aligned");
+  }
+  return check_semantics(batch);
 }
 
 }  // namespace stallwatch::collector

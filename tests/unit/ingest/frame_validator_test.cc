@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <random>
@@ -271,6 +274,25 @@ TEST(FrameValidatorTest, NamesEveryReason) {
   EXPECT_EQ(frame_error_reason_name(FrameErrorReason::kMalformed), "malformed");
   EXPECT_EQ(frame_error_reason_name(FrameErrorReason::kVersion), "version");
   EXPECT_EQ(frame_error_reason_name(FrameErrorReason::kSemantic), "semantic");
+}
+
+// Frames the validator fuzzer found (collector/ingest/fuzz/validator_regressions):
+// an events vector whose 4-byte length is aligned but whose 8-byte Event
+// elements are not is rejected as malformed, saying where, instead of being
+// read (undefined behaviour).
+TEST(FrameValidatorTest, RejectsAnEventsVectorThatIsNotEightByteAligned) {
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(STALLWATCH_VALIDATOR_REGRESSIONS)) {
+    if (entry.path().filename().string().rfind("misaligned-events", 0) != 0) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<std::uint8_t> frame{std::istreambuf_iterator<char>(in), {}};
+    const auto error = validate(frame);
+    ASSERT_TRUE(error.has_value()) << entry.path();
+    EXPECT_EQ(error->reason, FrameErrorReason::kMalformed) << entry.path();
+    EXPECT_NE(error->detail.find("is not 8-byte aligned"), std::string::npos) << error->detail;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 3);
 }
 
 }  // namespace

@@ -14,9 +14,12 @@ inline std::int64_t clamp_time(std::int64_t t) {
   return std::clamp(t, -kTimeLimit, kTimeLimit);
 }
 
-// The end of a region of `dur` ns (negative: 0) from a clamped `ts`, clamped.
+// The end of a region of `dur` ns (negative: 0) from `ts`, both clamped
+// first; saturates at kTimeLimit instead of overflowing.
 inline std::int64_t saturating_end(std::int64_t ts, std::int64_t dur) {
-  return clamp_time(ts + clamp_time(std::max<std::int64_t>(dur, 0)));
+  const std::int64_t start = clamp_time(ts);
+  const std::int64_t length = clamp_time(std::max<std::int64_t>(dur, 0));
+  return start > kTimeLimit - length ? kTimeLimit : start + length;
 }
 
 inline std::int64_t floor_div(std::int64_t a, std::int64_t b) {
