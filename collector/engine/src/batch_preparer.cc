@@ -111,7 +111,7 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
     }
     builder.add(ev.ts_ns, ev.dur_ns, ev.tid,
                 detail::TimelineBlock::pack_ids(ev.cat, ev.name, mask));
-    if (main && (mask & kFetchBit)) [[unlikely]]
+    if ((main && (mask & kFetchBit)) || (ev.flags & kEventCompleteValue)) [[unlikely]]
       special.push_back(static_cast<std::uint32_t>(i));
   }
   builder.finish(batch.sent_at_ns);

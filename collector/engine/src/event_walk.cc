@@ -111,6 +111,9 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
       if (main && (mask & kFetchBit) && end >= horizon && end >= start) [[unlikely]] {
         progress.add_fetch_end(end);
       }
+      if ((ev.flags & kEventCompleteValue) && end >= horizon && end >= start) [[unlikely]] {
+        io_.add(end, io_calls_.direction(ev.cat, ev.name), int_value(ev));
+      }
       continue;
     }
     switch (ev.kind) {

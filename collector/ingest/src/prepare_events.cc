@@ -115,7 +115,7 @@ bool BatchDecoder::walk(BatchPreparer& preparer, DecodedBatch& batch, PreparedBa
       builder.add_clamped(e.ts_ns, e.ts_ns + e.dur_ns, e.tid, ids);
     else
       builder.add(e.ts_ns, e.dur_ns, e.tid, ids);
-    if (main && (mask & kFetchBit)) [[unlikely]]
+    if ((main && (mask & kFetchBit)) || (e.flags & kEventCompleteValue)) [[unlikely]]
       keep(i, mask);
   }
   if (bad) {

@@ -111,6 +111,7 @@ void Oracle::ingest(const DecodedBatch& b) {
         late_ += late;
         close(std::max(ts, lower), end, mask);
         fetch_step(main, mask, end, true);
+        if (ev.flags & kEventCompleteValue) io_call(cat, name, end, io_value(ev), true);
         break;
       }
       case EventKind::kBegin: {

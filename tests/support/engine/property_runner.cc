@@ -124,6 +124,8 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
   for (std::size_t i = 0; i < sc.deliveries.size(); ++i) {
     const DecodedBatch& b = sc.deliveries[i];
     ++totals.deliveries;
+    for (const Event& e : b.events)
+      totals.whole_io_calls += (e.flags & kEventCompleteValue) != 0;
     ++totals.paths[path.deliver(b, i, seed)];
     oracle.ingest(b);
     if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;
@@ -246,7 +248,8 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
   std::printf(
       "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
       "%llu steps (%llu finalized), data stall counter grew at %zu ticks, causes: %zu storage, "
-      "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write\n",
+      "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write, %zu I/O "
+      "calls delivered whole\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
@@ -256,13 +259,14 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       totals.causes[static_cast<std::size_t>(Cause::kPreprocessing)],
       totals.causes[static_cast<std::size_t>(Cause::kUnknown)],
       static_cast<long long>(totals.finalized_read_ops),
-      static_cast<long long>(totals.finalized_write_ops));
+      static_cast<long long>(totals.finalized_write_ops), totals.whole_io_calls);
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
   for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
     EXPECT_GT(totals.causes[static_cast<std::size_t>(c)], 0u) << to_string(c);
   EXPECT_GT(totals.stall_increases, static_cast<std::size_t>(count));
   EXPECT_GT(totals.finalized_read_ops, 0);
   EXPECT_GT(totals.finalized_write_ops, 0);
+  EXPECT_GT(totals.whole_io_calls, 0u);
   return totals;
 }
 

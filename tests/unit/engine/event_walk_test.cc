@@ -236,6 +236,31 @@ TEST(EventWalk, ReadAndWriteCallsAddTheirBytesAtTheirEnd) {
                                                                    {13, IoVolume{512, 0, 1, 0}}}));
 }
 
+// A call timed whole (a Complete with kEventCompleteValue) adds its bytes at
+// its end, when that end is not before the horizon; a Complete without the
+// flag adds nothing. Its time counts like any Complete region's.
+TEST(EventWalk, ReadAndWriteCallsTimedWholeAddTheirBytesAtTheirEnd) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.call("POSIX", "read", 100, 5, 4096)
+      .call("STDIO", "fwrite", 110, 2, 100, 9)  // another thread
+      .call("POSIX", "pread64", 50, 20, 8)      // starts late, ends after the horizon
+      .call("POSIX", "pread64", 30, 10, 7)      // ends before the horizon
+      .call("POSIX", "lseek", 120, 1, 1000)     // not a read or write
+      .call("data", "read", 122, 1, 1000)       // not a POSIX or stdio call
+      .call("POSIX", "read", 125, 3, 0)         // end of file: a call, no bytes
+      .complete("POSIX", "read", 130, 5);       // no value: counts nothing
+  rig.apply(b.take(200), WalkBounds{60, 0});
+  std::vector<std::pair<std::int64_t, IoVolume>> cells;
+  rig.io.for_each_pending(100,
+                          [&](std::int64_t k, const IoVolume& v) { cells.emplace_back(k, v); });
+  EXPECT_EQ(cells, (std::vector<std::pair<std::int64_t, IoVolume>>{{7, IoVolume{8, 0, 1, 0}},
+                                                                   {10, IoVolume{4096, 0, 1, 0}},
+                                                                   {11, IoVolume{0, 100, 0, 1}},
+                                                                   {12, IoVolume{0, 0, 1, 0}}}));
+}
+
 // The wait that ended a loop (END marked kEndLoopExhausted) is measured as
 // fetch time and reaches the timeline marked, but brought no batch: no step.
 TEST(EventWalk, ALoopEndingWaitIsFetchTimeButNoStep) {
