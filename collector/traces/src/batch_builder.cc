@@ -95,6 +95,10 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
     case TraceEventKind::kComplete:
       ev.kind = EventKind::kComplete;
       ev.dur_ns = std::min(event.dur_ns, kMaxDurationNs);
+      if (event.bytes >= 0) {
+        ev.flags = kEventCompleteValue;
+        ev.value = event.bytes;
+      }
       break;
     case TraceEventKind::kCounter:
       ev.kind = EventKind::kCounter;
