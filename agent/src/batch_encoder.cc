@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "stallwatch/event_flags.h"
 #include "stallwatch/protocol.h"
 #include "stallwatch_generated.h"
 
@@ -17,7 +18,7 @@ static_assert(static_cast<int>(RecordKind::kComplete) ==
 static_assert(static_cast<int>(RecordKind::kMark) == static_cast<int>(wire::EventKind::Mark));
 static_assert(static_cast<int>(RecordKind::kCounter) == static_cast<int>(wire::EventKind::Counter));
 static_assert(kRecordValueIsDouble == static_cast<int>(wire::EventFlags::ValueIsDouble));
-static_assert(kRecordCompleteValue == static_cast<int>(wire::EventFlags::CompleteValue));
+static_assert(kRecordCompleteValue == wire::kEventFlagCompleteValue);
 static_assert(static_cast<int>(ProcessRole::kWorker) ==
               static_cast<int>(wire::ProcessRole::Worker));
 static_assert(static_cast<int>(DeviceSource::kNvml) == static_cast<int>(wire::DeviceSource::Nvml));

@@ -20,7 +20,7 @@ enum class RecordKind : std::uint8_t {
 };
 
 inline constexpr std::uint8_t kRecordValueIsDouble = 1;  // wire EventFlags::ValueIsDouble
-inline constexpr std::uint8_t kRecordCompleteValue = 2;  // wire EventFlags::CompleteValue
+inline constexpr std::uint8_t kRecordCompleteValue = 2;  // wire::kEventFlagCompleteValue
 // Record::reserved bit, never sent: `ts` is already Unix epoch nanoseconds (a
 // BEGIN or END on a device lane, timed by the device, not by this clock).
 inline constexpr std::uint16_t kRecordTimeIsNs = 1;

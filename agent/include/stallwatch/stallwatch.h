@@ -210,7 +210,7 @@ SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t 
  * sw_call_start() reads the clock on this thread and returns an opaque stamp,
  * 0 when nothing can be recorded (disabled, or refused and counted).
  * sw_call_end() on the same thread records the region from that stamp to now
- * as a Complete whose value counts (wire EventFlags.CompleteValue: e.g. the
+ * as a Complete whose value counts (wire flag CompleteValue: e.g. the
  * bytes a read moved) and whose `subject` (an interned name, e.g. the file's,
  * as sw_region_begin_value's payload) goes in its region_id. A call longer than
  * 2^32 clock ticks is sent as a BEGIN (value `subject`) and an END (`value`).

@@ -4,8 +4,6 @@
 // The wire protocol version shared by the agent and the collector.
 // Batch.protocol_version = kProtocolMajor << 16 | kProtocolMinor. A receiver
 // accepts any minor version of its own major version and rejects the rest.
-// Minor 1: a Complete may carry a value (EventFlags.CompleteValue), which a
-// minor-0 receiver ignores.
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +11,7 @@
 namespace stallwatch::wire {
 
 inline constexpr std::uint32_t kProtocolMajor = 1;
-inline constexpr std::uint32_t kProtocolMinor = 1;
+inline constexpr std::uint32_t kProtocolMinor = 0;
 inline constexpr std::uint32_t kProtocolVersion = kProtocolMajor << 16 | kProtocolMinor;
 
 constexpr std::uint32_t protocol_major(std::uint32_t version) {

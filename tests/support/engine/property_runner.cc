@@ -14,6 +14,7 @@
 
 #include "engine/metric_fields.h"
 #include "oracle.h"
+#include "stallwatch/event_flags.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
@@ -125,7 +126,7 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
     const DecodedBatch& b = sc.deliveries[i];
     ++totals.deliveries;
     for (const Event& e : b.events)
-      totals.whole_io_calls += (e.flags & kEventCompleteValue) != 0;
+      totals.whole_io_calls += (e.flags & wire::kEventFlagCompleteValue) != 0;
     ++totals.paths[path.deliver(b, i, seed)];
     oracle.ingest(b);
     if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;

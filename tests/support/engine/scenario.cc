@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "stallwatch/event_flags.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
@@ -124,7 +125,7 @@ void Generator::region(Thread& t, bool main_thread, std::int64_t a, std::int64_t
     // A read or write call recorded whole carries the bytes it moved (every
     // other one: an agent that records none); derived, not drawn.
     if ((std::string_view(k.cat) == "POSIX" || std::string_view(k.cat) == "STDIO") && id % 2 == 1) {
-      e.flags |= kEventCompleteValue;
+      e.flags |= wire::kEventFlagCompleteValue;
       e.value = (b * 41 + id * 4099) % (1 << 20);
     }
     push(t, e, b);

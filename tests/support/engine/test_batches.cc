@@ -35,15 +35,6 @@ BatchBuilder& BatchBuilder::complete(std::string_view cat, std::string_view name
   return *this;
 }
 
-BatchBuilder& BatchBuilder::call(std::string_view cat, std::string_view name, std::int64_t ts,
-                                 std::int64_t dur, std::int64_t value, std::uint32_t tid) {
-  Event& e = add(EventKind::kComplete, cat, name, ts, tid);
-  e.dur_ns = dur;
-  e.value = value;
-  e.flags = kEventCompleteValue;
-  return *this;
-}
-
 BatchBuilder& BatchBuilder::begin(std::string_view cat, std::string_view name, std::int64_t ts,
                                   std::uint32_t region_id, std::uint32_t tid) {
   add(EventKind::kBegin, cat, name, ts, tid).region_id = region_id;

@@ -36,9 +36,6 @@ class BatchBuilder {
   // tid 0 means the process's main thread (tid == pid).
   BatchBuilder& complete(std::string_view cat, std::string_view name, std::int64_t ts,
                          std::int64_t dur, std::uint32_t tid = 0);
-  // A call timed whole: a Complete whose value counts (kEventCompleteValue).
-  BatchBuilder& call(std::string_view cat, std::string_view name, std::int64_t ts, std::int64_t dur,
-                     std::int64_t value, std::uint32_t tid = 0);
   BatchBuilder& begin(std::string_view cat, std::string_view name, std::int64_t ts,
                       std::uint32_t region_id, std::uint32_t tid = 0);
   // `value`: the END's payload (wire::kEndLoopExhausted for a loop-ending wait).

@@ -38,9 +38,8 @@ class BatchCoverage;
 //       - their earliest start, so the engine counts late ones only when
 //         there can be some;
 //     plus the list of events the engine must still look at one by one
-//     (`special`): every event that is not Complete, the main thread's
-//     Complete fetches (they end steps) and the Complete calls that carry
-//     the bytes they moved (kEventCompleteValue), in batch order.
+//     (`special`): every event that is not Complete, and the main thread's
+//     Complete fetches (they end steps), in batch order.
 //   The engine uses these only when `regions_ready`: no region reaches past
 //   the batch's sent_at (the engine clips regions at the source's
 //   watermark, which it alone knows). Otherwise it walks the batch as usual,

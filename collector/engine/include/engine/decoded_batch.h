@@ -23,9 +23,6 @@ enum class EventKind : std::uint8_t {
 };
 
 inline constexpr std::uint8_t kEventValueIsDouble = 1;  // Event::flags bit
-// Event::flags bit: a Complete whose value counts (the bytes a read or write
-// call moved); the engine walks such an event one by one.
-inline constexpr std::uint8_t kEventCompleteValue = 2;
 
 // One event with its names resolved to collector-wide ids.
 struct Event {
