@@ -92,22 +92,22 @@ bool path_traced(int dirfd, const char* path) noexcept;
 // Records a mark (cat POSIX, name of `op`) with `value`. Keeps errno.
 void record_mark(Op op, std::int64_t value) noexcept;
 
-// Runs `call` inside a region (cat POSIX or STDIO, name of `op`, BEGIN value
-// `file`, END value `value(result)`) unless this thread is already inside the
-// capture; the result and errno the caller sees are exactly the call's.
+// Times `call` whole as one region (cat POSIX or STDIO, name of `op`, value
+// `value(result)`, subject `file`: sw_call_end) unless this thread is already
+// inside the capture; the result and errno the caller sees are exactly the
+// call's.
 template <typename Call, typename Value>
 inline auto traced_call(Op op, std::uint32_t file, Call&& call, Value&& value) noexcept {
   if (in_capture) return call();
   in_capture = true;
   int error = errno;
-  sw_region_t region = 0;
-  if (names_ready()) [[likely]] {
-    region = sw_region_begin_value(op_category(op), op_name(op), file);
-  }
+  std::int64_t start = 0;
+  if (names_ready()) [[likely]]
+    start = sw_call_start();
   errno = error;
   auto result = call();
   error = errno;
-  if (region != 0) sw_region_end_value(region, value(result));
+  if (start != 0) sw_call_end(op_category(op), op_name(op), start, value(result), file);
   errno = error;
   in_capture = false;
   return result;

@@ -58,6 +58,12 @@ RealCall<void*(void*, size_t, int, int, int, off64_t)> real_mmap64("mmap64");
 RealCall<int(void*, size_t)> real_munmap("munmap");
 RealCall<int(int)> real_fsync("fsync");
 RealCall<int(int)> real_fdatasync("fdatasync");
+RealCall<int(int)> real_dup("dup");
+RealCall<int(int, int)> real_dup2("dup2");
+RealCall<int(int, int, int)> real_dup3("dup3");
+RealCall<int(int, int, ...)> real_fcntl("fcntl");
+RealCall<int(int, int, ...)> real_fcntl64("fcntl64");
+RealCall<ssize_t(int, void*, size_t, size_t)> real_read_chk("__read_chk");
 
 // Resolves every entry at load time, while the process is still single-threaded,
 // so that no wrapper ever calls dlsym (which may allocate) in the middle of a program.
@@ -72,6 +78,8 @@ RealCall<int(int)> real_fdatasync("fdatasync");
   (void)real_stat64.get(), (void)real_fstat.get(), (void)real_fstat64.get();
   (void)real_statx.get(), (void)real_mmap.get(), (void)real_mmap64.get();
   (void)real_munmap.get(), (void)real_fsync.get(), (void)real_fdatasync.get();
+  (void)real_dup.get(), (void)real_dup2.get(), (void)real_dup3.get();
+  (void)real_fcntl.get(), (void)real_fcntl64.get(), (void)real_read_chk.get();
 }
 
 bool needs_mode(int flags) noexcept {
@@ -79,6 +87,22 @@ bool needs_mode(int flags) noexcept {
 }
 
 constexpr auto kFdOf = [](int fd) noexcept { return fd; };
+
+// A copy of `from` made as `copy` (dup, dup2, dup3, fcntl F_DUPFD*): it is
+// open on the same file, traced or not. Keeps errno (only a store).
+int copied(int from, int copy) noexcept {
+  if (copy >= 0 && copy != from) fd_table.set(copy, fd_table.file(from));
+  return copy;
+}
+
+// fcntl and fcntl64: the third argument passed on as it came (an int or a
+// pointer, whatever `cmd` takes), as the C library itself reads it.
+template <typename Real>
+int control(Real& real, int fd, int cmd, void* arg) noexcept {
+  const int result = real.get()(fd, cmd, arg);
+  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) return copied(fd, result);
+  return result;
+}
 
 // mmap of a traced file: a mark (the mapped length), since reads of the
 // mapping happen in page faults, not in calls.
@@ -190,6 +214,46 @@ extern "C" {
     return real_read.get()(fd, buffer, count);
   return traced_call(
       Op::kRead, file, [&]() noexcept { return real_read.get()(fd, buffer, count); }, kBytes);
+}
+
+// What a _FORTIFY_SOURCE build calls for read() into a buffer of known
+// size: a read like any other (the C library's own check runs inside).
+[[gnu::visibility("default")]] ssize_t __read_chk(int fd, void* buffer, size_t count,
+                                                  size_t buffer_size) {
+  const std::uint32_t file = fd_table.file(fd);
+  if (file == 0) [[likely]]
+    return real_read_chk.get()(fd, buffer, count, buffer_size);
+  return traced_call(
+      Op::kRead, file,
+      [&]() noexcept { return real_read_chk.get()(fd, buffer, count, buffer_size); }, kBytes);
+}
+
+[[gnu::visibility("default")]] int dup(int fd) noexcept {
+  return copied(fd, real_dup.get()(fd));
+}
+
+[[gnu::visibility("default")]] int dup2(int fd, int copy) noexcept {
+  return copied(fd, real_dup2.get()(fd, copy));
+}
+
+[[gnu::visibility("default")]] int dup3(int fd, int copy, int flags) noexcept {
+  return copied(fd, real_dup3.get()(fd, copy, flags));
+}
+
+[[gnu::visibility("default")]] int fcntl(int fd, int cmd, ...) {
+  va_list args;
+  va_start(args, cmd);
+  void* arg = va_arg(args, void*);
+  va_end(args);
+  return control(real_fcntl, fd, cmd, arg);
+}
+
+[[gnu::visibility("default")]] int fcntl64(int fd, int cmd, ...) {
+  va_list args;
+  va_start(args, cmd);
+  void* arg = va_arg(args, void*);
+  va_end(args);
+  return control(real_fcntl64, fd, cmd, arg);
 }
 
 [[gnu::visibility("default")]] ssize_t pread(int fd, void* buffer, size_t count, off_t offset) {

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
@@ -161,6 +162,40 @@ inline int region_end(sw_region_t region, std::int64_t value) noexcept {
   return region_end_slow(region, value);
 }
 
+// A call from `start` (ticks) to now, on `buffer`'s thread.
+inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name, std::int64_t start,
+                       std::int64_t value, sw_name_t subject) noexcept {
+  const std::int64_t end = std::max(read_ticks(), start);
+  const auto c = name_index(cat);
+  const auto n = name_index(name);
+  const auto tid = buffer->tid();
+  if (end - start <= std::int64_t{0xffffffff}) [[likely]] {
+    return status(buffer->record(RecordKind::kCall, c, n, start, value,
+                                 static_cast<std::uint32_t>(end - start), tid, 0,
+                                 name_index(subject)));
+  }
+  const std::uint32_t id = buffer->next_region_id();
+  if (!buffer->record(RecordKind::kBegin, c, n, start, static_cast<std::int64_t>(subject), id, tid,
+                      0)) {
+    return SW_DROPPED;
+  }
+  return status(buffer->record(RecordKind::kEnd, 0, 0, end, value, id, tid, 0));
+}
+
+[[gnu::cold, gnu::noinline]] std::int64_t call_start_slow() noexcept {
+  bool off = false;
+  if (buffer_slow(&off) == nullptr) return 0;
+  return std::max<std::int64_t>(read_ticks(), 1);
+}
+
+[[gnu::cold, gnu::noinline]] int call_end_slow(sw_name_t cat, sw_name_t name, std::int64_t start,
+                                               std::int64_t value, sw_name_t subject) noexcept {
+  bool off = false;
+  ThreadBuffer* buffer = buffer_slow(&off);
+  if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
+  return record_call(buffer, cat, name, start, value, subject);
+}
+
 inline int record_now(RecordKind kind, sw_name_t cat, sw_name_t name, std::int64_t value,
                       std::uint8_t flags, std::uint32_t lane = 0) noexcept {
   const AgentState state = current_state();
@@ -270,6 +305,29 @@ SW_API int sw_region_end_on(sw_region_t region, int64_t end_ns) noexcept {
 
 SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) noexcept {
   return stallwatch::wire::device_lane(device, stream);
+}
+
+SW_API int64_t sw_call_start(void) noexcept {
+  if (stallwatch::agent::current_state() == AgentState::kRunning &&
+      current_thread_buffer != nullptr) [[likely]] {
+    return std::max<int64_t>(read_ticks(), 1);
+  }
+  if (stallwatch::agent::disabled()) return 0;
+  return stallwatch::agent::call_start_slow();
+}
+
+SW_API int sw_call_end(sw_name_t cat, sw_name_t name, int64_t start, int64_t value,
+                       sw_name_t subject) noexcept {
+  if (start == 0) return SW_DISABLED;
+  const AgentState state = stallwatch::agent::current_state();
+  if (state == AgentState::kRunning) [[likely]] {
+    if (ThreadBuffer* buffer = current_thread_buffer; buffer != nullptr) [[likely]] {
+      return stallwatch::agent::record_call(buffer, cat, name, start, value, subject);
+    }
+  } else if (state == AgentState::kDisabled) {
+    return SW_DISABLED;
+  }
+  return stallwatch::agent::call_end_slow(cat, name, start, value, subject);
 }
 
 SW_API int sw_mark(sw_name_t cat, sw_name_t name, int64_t value) noexcept {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "stallwatch/event_flags.h"
 #include "stallwatch/protocol.h"
 #include "stallwatch_generated.h"
 
@@ -17,6 +18,7 @@ static_assert(static_cast<int>(RecordKind::kComplete) ==
 static_assert(static_cast<int>(RecordKind::kMark) == static_cast<int>(wire::EventKind::Mark));
 static_assert(static_cast<int>(RecordKind::kCounter) == static_cast<int>(wire::EventKind::Counter));
 static_assert(kRecordValueIsDouble == static_cast<int>(wire::EventFlags::ValueIsDouble));
+static_assert(kRecordCompleteValue == wire::kEventFlagCompleteValue);
 static_assert(static_cast<int>(ProcessRole::kWorker) ==
               static_cast<int>(wire::ProcessRole::Worker));
 static_assert(static_cast<int>(DeviceSource::kNvml) == static_cast<int>(wire::DeviceSource::Nvml));
@@ -122,6 +124,13 @@ void BatchEncoder::prepare(const TimeBase& time_base) {
   wire::Event* events = nullptr;
   b.events_vector = b.fbb.CreateUninitializedVectorOfStructs(staged_.size(), &events);
   for (const Record& r : staged_) {
+    if (r.kind == RecordKind::kCall) {
+      const std::int64_t start = time_base.to_ns(r.ts);
+      *events++ = wire::Event(start, time_base.to_ns(r.ts + r.region_id) - start, r.value,
+                              r.reserved, r.tid, r.cat, r.name, wire::EventKind::Complete,
+                              static_cast<std::uint8_t>(r.flags | kRecordCompleteValue));
+      continue;
+    }
     const bool complete = r.kind == RecordKind::kComplete;
     const bool ns = complete || (r.reserved & kRecordTimeIsNs) != 0;
     *events++ = wire::Event(ns ? r.ts : time_base.to_ns(r.ts), complete ? r.value : 0,

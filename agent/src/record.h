@@ -11,10 +11,16 @@ enum class RecordKind : std::uint8_t {
   kEnd = 1,
   kComplete = 2,
   kMark = 3,
-  kCounter = 4
+  kCounter = 4,
+  // Agent-only: a call timed whole (sw_call_end). `ts` is its start in
+  // ticks, `value` its payload, `region_id` its duration in ticks and
+  // `reserved` its subject (a name id). Sent as a Complete with
+  // kRecordCompleteValue, `region_id` = the subject.
+  kCall = 5
 };
 
 inline constexpr std::uint8_t kRecordValueIsDouble = 1;  // wire EventFlags::ValueIsDouble
+inline constexpr std::uint8_t kRecordCompleteValue = 2;  // wire::kEventFlagCompleteValue
 // Record::reserved bit, never sent: `ts` is already Unix epoch nanoseconds (a
 // BEGIN or END on a device lane, timed by the device, not by this clock).
 inline constexpr std::uint16_t kRecordTimeIsNs = 1;
@@ -34,7 +40,7 @@ struct Record {
   std::uint16_t name;
   RecordKind kind;
   std::uint8_t flags;
-  std::uint16_t reserved;  // kRecordTimeIsNs, else 0
+  std::uint16_t reserved;  // kRecordTimeIsNs, else 0; a kCall's subject
 };
 
 static_assert(sizeof(Record) == 32, "records are one half cache line");

@@ -3,6 +3,7 @@
 
 #include <zmq.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <utility>
@@ -212,7 +213,16 @@ bool Sender::cycle(bool final) {
     while (ring.popped() < limit) {
       ring.consume(limit, [&](const Record& record) {
         Record event = record;
-        if (event.kind != RecordKind::kComplete && (event.reserved & kRecordTimeIsNs) == 0) {
+        if (event.kind == RecordKind::kCall) {
+          // A call's start, never before what this thread sent last; its
+          // end stays where it was.
+          if (event.ts < last_ticks) {
+            const std::int64_t end = event.ts + event.region_id;
+            event.ts = last_ticks;
+            event.region_id = static_cast<std::uint32_t>(std::max<std::int64_t>(end - event.ts, 0));
+          }
+          last_ticks = event.ts;
+        } else if (event.kind != RecordKind::kComplete && (event.reserved & kRecordTimeIsNs) == 0) {
           if (event.ts < last_ticks) event.ts = last_ticks;
           last_ticks = event.ts;
         }

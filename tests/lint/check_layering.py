@@ -56,7 +56,7 @@ LAYERS = {
 # Headers under "stallwatch/" belong to several components.
 STALLWATCH_HEADERS = {
     'protocol.h': 'protocol', 'device_lane.h': 'protocol', 'source_info.h': 'protocol',
-    'curve_key.h': 'protocol',
+    'curve_key.h': 'protocol', 'event_flags.h': 'protocol',
     'stallwatch.h': 'agent', 'stallwatch.hpp': 'agent', 'version.h': 'version',
 }
 GENERATED = {'stallwatch_generated.h': 'schema'}

@@ -208,6 +208,20 @@ SW_API int sw_region_end_value(sw_region_t region, int64_t value) SW_NOEXCEPT;
  * dur_ns < 0 (not counted). */
 SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t dur_ns) SW_NOEXCEPT;
 
+/* A call timed whole, for wrappers of short calls (libstallwatch_posix.so
+ * times every read this way): one record instead of a BEGIN and an END.
+ * sw_call_start() reads the clock on this thread and returns an opaque stamp,
+ * 0 when nothing can be recorded (disabled, or refused and counted).
+ * sw_call_end() on the same thread records the region from that stamp to now
+ * as a Complete whose value counts (wire flag CompleteValue: e.g. the
+ * bytes a read moved) and whose `subject` (an interned name, e.g. the file's,
+ * as sw_region_begin_value's payload) goes in its region_id. A call longer than
+ * 2^32 clock ticks is sent as a BEGIN (value `subject`) and an END (`value`).
+ * sw_call_end with stamp 0 does nothing and returns SW_DISABLED. */
+SW_API int64_t sw_call_start(void) SW_NOEXCEPT;
+SW_API int sw_call_end(sw_name_t cat, sw_name_t name, int64_t start, int64_t value,
+                       sw_name_t subject) SW_NOEXCEPT;
+
 /* Records an instant now with an integer payload, e.g. ("pipeline",
  * "epoch.start", 3) or ("pipeline", "step", 1200). */
 SW_API int sw_mark(sw_name_t cat, sw_name_t name, int64_t value) SW_NOEXCEPT;

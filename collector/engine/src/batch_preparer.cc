@@ -6,6 +6,7 @@
 
 #include "batch_coverage.h"
 #include "class_cache.h"
+#include "stallwatch/event_flags.h"
 
 namespace stallwatch::collector {
 
@@ -86,6 +87,9 @@ std::array<std::uint64_t, 2> BatchPreparer::timeline_ids(NameId cat, NameId name
           detail::TimelineBlock::pack_ids(cat, name, m[1])};
 }
 
+// Besides the events the header lists as special, a Complete call that
+// carries the bytes it moved (wire::kEventFlagCompleteValue) is walked one by
+// one, for its bytes.
 void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
   const std::size_t n = batch.events.size();
   PreparedBatch::Builder builder(out, n);
@@ -111,7 +115,7 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
     }
     builder.add(ev.ts_ns, ev.dur_ns, ev.tid,
                 detail::TimelineBlock::pack_ids(ev.cat, ev.name, mask));
-    if (main && (mask & kFetchBit)) [[unlikely]]
+    if ((main && (mask & kFetchBit)) || (ev.flags & wire::kEventFlagCompleteValue)) [[unlikely]]
       special.push_back(static_cast<std::uint32_t>(i));
   }
   builder.finish(batch.sent_at_ns);

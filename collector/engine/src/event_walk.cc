@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/time_math.h"
+#include "stallwatch/event_flags.h"
 #include "stallwatch/protocol.h"
 
 namespace stallwatch::collector::detail {
@@ -110,6 +111,10 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
       }
       if (main && (mask & kFetchBit) && end >= horizon && end >= start) [[unlikely]] {
         progress.add_fetch_end(end);
+      }
+      if ((ev.flags & wire::kEventFlagCompleteValue) && end >= horizon && end >= start)
+          [[unlikely]] {
+        io_.add(end, io_calls_.direction(ev.cat, ev.name), int_value(ev));
       }
       continue;
     }

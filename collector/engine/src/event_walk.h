@@ -42,8 +42,9 @@ struct WalkBounds {
 //     are the batch size or NVML samples (DeviceLaneCounters); the end of a
 //     main-thread FETCH region is a step for a rank without step marks;
 //   - a read or write call (IoCallNames) closed by an End that was on time,
-//     not before the rank's start, adds the bytes its End carries to the
-//     rank's IoVolumeTracker at its end.
+//     or a Complete one with wire::kEventFlagCompleteValue ending at or after the
+//     horizon, not before the rank's start, adds the bytes its End (or the
+//     Complete) carries to the rank's IoVolumeTracker at its end.
 // Regions closed by End events reach the timeline after the batch's Complete
 // regions, in every walk, so the timeline (and what its bound drops) is the
 // same with or without a PreparedBatch.

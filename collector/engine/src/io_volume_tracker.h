@@ -13,9 +13,9 @@
 
 namespace stallwatch::collector::detail {
 
-// Which way a call moves bytes: the END value of these POSIX and stdio
-// calls (cat POSIX or STDIO, as libstallwatch_posix.so records them) is the
-// number of bytes the call moved.
+// Which way a call moves bytes: the value of these POSIX and stdio calls
+// (cat POSIX or STDIO, as libstallwatch_posix.so records them: a Complete
+// with wire::kEventFlagCompleteValue, or an END) is the number of bytes the call moved.
 enum class IoDirection : std::uint8_t { kNone, kRead, kWrite };
 
 // The name ids of the categories and calls above, interned once by the

@@ -8,6 +8,7 @@
 #include "engine/time_math.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/frame_validator.h"
+#include "stallwatch/event_flags.h"
 #include "wire_events.h"
 
 namespace stallwatch::collector {
@@ -115,7 +116,7 @@ bool BatchDecoder::walk(BatchPreparer& preparer, DecodedBatch& batch, PreparedBa
       builder.add_clamped(e.ts_ns, e.ts_ns + e.dur_ns, e.tid, ids);
     else
       builder.add(e.ts_ns, e.dur_ns, e.tid, ids);
-    if (main && (mask & kFetchBit)) [[unlikely]]
+    if ((main && (mask & kFetchBit)) || (e.flags & wire::kEventFlagCompleteValue)) [[unlikely]]
       keep(i, mask);
   }
   if (bad) {

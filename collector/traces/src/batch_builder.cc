@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "quick_hash.h"
+#include "stallwatch/event_flags.h"
 #include "traces/json_value.h"
 
 namespace stallwatch::collector {
@@ -95,6 +96,10 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
     case TraceEventKind::kComplete:
       ev.kind = EventKind::kComplete;
       ev.dur_ns = std::min(event.dur_ns, kMaxDurationNs);
+      if (event.bytes >= 0) {
+        ev.flags = wire::kEventFlagCompleteValue;
+        ev.value = event.bytes;
+      }
       break;
     case TraceEventKind::kCounter:
       ev.kind = EventKind::kCounter;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "dftracer_reader.h"
 
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <string_view>
 #include <utility>
 
 #include "dftracer_record.h"
@@ -21,6 +25,23 @@ bool is_space_or_comma(char c) {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The bytes a POSIX read or write call (args.ret) or a STDIO fread or fwrite
+// (args.ret items of args.size bytes) moved, 0 when it failed; -1 for any
+// other call, or an fread/fwrite without its size.
+std::int64_t bytes_moved(const DftracerRecord& r) {
+  static constexpr std::string_view kPosix[] = {"read",     "pread",    "pread64",  "readv",
+                                                "preadv",   "preadv64", "write",    "pwrite",
+                                                "pwrite64", "pwritev",  "pwritev64"};
+  if (r.cat == "POSIX") {
+    if (std::find(std::begin(kPosix), std::end(kPosix), r.name) == std::end(kPosix)) return -1;
+    return std::max<std::int64_t>(r.ret, 0);
+  }
+  if (r.cat != "STDIO" || (r.name != "fread" && r.name != "fwrite") || r.size < 0) return -1;
+  if (r.ret <= 0) return 0;
+  return r.size > 0 && r.ret > std::numeric_limits<std::int64_t>::max() / r.size ? -1
+                                                                                 : r.ret * r.size;
 }
 
 }  // namespace
@@ -97,13 +118,14 @@ DftracerReader::Parsed DftracerReader::parse_line(const Line& line, TraceEvent& 
     problem = "negative \"dur\"";
     return Parsed::kMalformed;
   }
-  resolve_process(event, r.fork_ret, event.name == "fork" || event.name == "vfork");
+  resolve_process(event, r.ret, event.name == "fork" || event.name == "vfork");
   if (r.start_ppid >= 0 && event.name == "start" && event.pid == info_.pid && info_.ppid < 0) {
     info_.ppid = r.start_ppid;
   }
   switch (phase) {
     case kPhaseComplete:
       event.kind = TraceEventKind::kComplete;
+      if (r.has_ret) event.bytes = bytes_moved(r);
       break;
     case kPhaseCounter:
       event.kind = TraceEventKind::kCounter;

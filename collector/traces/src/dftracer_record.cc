@@ -83,7 +83,7 @@ bool parse_dftracer_record(simdjson::ondemand::parser& parser, std::string_view 
       simdjson::ondemand::object args;
       if (value.get_object().get(args)) continue;  // non-object args carry nothing we use
       const bool want_counter = !r.has_phase || r.phase == kPhaseCounter;
-      const bool want_ret = r.name == "fork" || r.name == "vfork";
+      const bool want_ret = dftracer_wants_ret(r.cat, r.name);
       for (auto arg_result : args) {
         simdjson::ondemand::field arg;
         if (auto err = std::move(arg_result).get(arg)) {
@@ -109,7 +109,9 @@ bool parse_dftracer_record(simdjson::ondemand::parser& parser, std::string_view 
           std::int64_t v = 0;
           if (detail::json_int(arg_value, v)) r.epoch = v;
         } else if (want_ret && key_is(arg_key, "ret")) {
-          detail::json_int(arg_value, r.fork_ret);
+          r.has_ret = detail::json_int(arg_value, r.ret);
+        } else if (want_ret && key_is(arg_key, "size")) {
+          detail::json_int(arg_value, r.size);
         } else if (key_is(arg_key, "ppid")) {
           detail::json_int(arg_value, r.start_ppid);
         } else if (want_counter && !r.has_counter_value) {

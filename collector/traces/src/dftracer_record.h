@@ -21,6 +21,11 @@ enum DftracerPhase : std::int64_t {
   kPhaseInstant = 5,     // "i"/"I"/"R" (Chrome dialect only)
 };
 
+// Whether args.ret (and args.size) of a record named `name` in `cat` are kept.
+inline bool dftracer_wants_ret(std::string_view cat, std::string_view name) {
+  return name == "fork" || name == "vfork" || cat == "POSIX" || cat == "STDIO";
+}
+
 // The fields of one dftracer JSON line that the reader uses. Views point into
 // the line (fast path) or the JSON parser (full path); valid until the next line.
 struct DftracerRecord {
@@ -42,8 +47,13 @@ struct DftracerRecord {
   bool has_counter_value = false;
   std::int64_t step = kNoValue;   // args.step
   std::int64_t epoch = kNoValue;  // args.epoch
-  std::int64_t fork_ret = -1;     // args.ret
-  std::int64_t start_ppid = -1;   // args.ppid
+  // args.ret of a fork or vfork (the child's pid, 0 in the child) or of a
+  // POSIX/STDIO call (bytes moved; items for fread/fwrite), when "cat" comes
+  // before "args" on the line, as dftracer writes it.
+  std::int64_t ret = -1;
+  std::int64_t size = -1;  // args.size of a STDIO call (bytes per item)
+  bool has_ret = false;
+  std::int64_t start_ppid = -1;  // args.ppid
 
   // Back to the defaults above, field by field: assigning a fresh record
   // compiles to a `rep stos`, slow at this size and rate (once per line).
@@ -58,7 +68,8 @@ struct DftracerRecord {
     counter_value = 0;
     has_counter_value = false;
     step = epoch = kNoValue;
-    fork_ret = start_ppid = -1;
+    ret = size = start_ppid = -1;
+    has_ret = false;
   }
 };
 

@@ -271,7 +271,17 @@ bool scan_int_like(Scanner& s, std::int64_t& out) {
   return s.integer(out);
 }
 
-enum class ArgKey : std::uint8_t { kOther, kHhash, kName, kValue, kStep, kEpoch, kRet, kPpid };
+enum class ArgKey : std::uint8_t {
+  kOther,
+  kHhash,
+  kName,
+  kValue,
+  kStep,
+  kEpoch,
+  kRet,
+  kPpid,
+  kSize
+};
 
 // The args keys the reader takes, told apart by length first.
 ArgKey arg_key(std::string_view key) {
@@ -281,6 +291,7 @@ ArgKey arg_key(std::string_view key) {
     case 4:
       if (key == "name") return ArgKey::kName;
       if (key == "step") return ArgKey::kStep;
+      if (key == "size") return ArgKey::kSize;
       return key == "ppid" ? ArgKey::kPpid : ArgKey::kOther;
     case 5:
       if (key == "hhash") return ArgKey::kHhash;
@@ -295,7 +306,7 @@ bool scan_args(Scanner& s, DftracerRecord& r) {
   if (!s.lit('{')) return false;
   if (s.lit('}')) return true;
   const bool want_counter = !r.has_phase || r.phase == kPhaseCounter;
-  const bool want_ret = r.name == "fork" || r.name == "vfork";
+  const bool want_ret = dftracer_wants_ret(r.cat, r.name);
   for (;;) {
     std::string_view key;
     if (!s.plain_string(key) || !s.lit(':')) return false;
@@ -328,7 +339,13 @@ bool scan_args(Scanner& s, DftracerRecord& r) {
         break;
       case ArgKey::kRet:
         if (want_ret) {
-          ok = s.integer(r.fork_ret);
+          ok = r.has_ret = s.integer(r.ret);
+          break;
+        }
+        [[fallthrough]];
+      case ArgKey::kSize:
+        if (want_ret) {
+          ok = s.integer(r.size);
           break;
         }
         [[fallthrough]];

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 
+#include "stallwatch/event_flags.h"
 #include "stallwatch/protocol.h"
 
 namespace stallwatch::collector::testing {
@@ -111,6 +112,7 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
         late_ += late;
         close(std::max(ts, lower), end, mask);
         fetch_step(main, mask, end, true);
+        if (ev.flags & wire::kEventFlagCompleteValue) io_call(cat, name, end, io_value(ev), true);
         break;
       }
       case EventKind::kBegin: {

@@ -14,6 +14,7 @@
 
 #include "engine/metric_fields.h"
 #include "oracle.h"
+#include "stallwatch/event_flags.h"
 #include "test_batches.h"
 
 namespace stallwatch::collector::testing {
@@ -132,6 +133,8 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
     if (!after_all) {
       const DecodedBatch& b = sc.deliveries[i];
       ++totals.deliveries;
+      for (const Event& e : b.events)
+        totals.whole_io_calls += (e.flags & wire::kEventFlagCompleteValue) != 0;
       ++totals.paths[path.deliver(b, i, seed)];
       oracle.ingest(b, b.sent_at_ns);
       if (next_tick >= sc.ticks_after.size() || sc.ticks_after[next_tick] != i) continue;
@@ -278,7 +281,8 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       "[ %s ] %d cases, %zu deliveries (%s), %zu ticks compared, %llu late, %llu unpaired, "
       "%llu steps (%llu finalized), %zu finished ranks final to their end, data stall counter grew "
       "at %zu ticks, causes: %zu storage, "
-      "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write\n",
+      "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write, %zu I/O "
+      "calls delivered whole\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
@@ -288,7 +292,7 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       totals.causes[static_cast<std::size_t>(Cause::kPreprocessing)],
       totals.causes[static_cast<std::size_t>(Cause::kUnknown)],
       static_cast<long long>(totals.finalized_read_ops),
-      static_cast<long long>(totals.finalized_write_ops));
+      static_cast<long long>(totals.finalized_write_ops), totals.whole_io_calls);
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
   EXPECT_GT(totals.settled, 0U) << "no case ended with a finished rank";
   for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
@@ -296,6 +300,7 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
   EXPECT_GT(totals.stall_increases, static_cast<std::size_t>(count));
   EXPECT_GT(totals.finalized_read_ops, 0);
   EXPECT_GT(totals.finalized_write_ops, 0);
+  EXPECT_GT(totals.whole_io_calls, 0u);
   return totals;
 }
 

@@ -60,6 +60,8 @@ struct PropertyTotals {
   std::size_t stall_increases = 0;    // ticks at which the data stall counter grew
   // Read and write calls in the counters at each case's last tick.
   std::int64_t finalized_read_ops = 0;
+  std::size_t whole_io_calls =
+      0;  // Complete calls with their bytes (wire::kEventFlagCompleteValue)
   std::int64_t finalized_write_ops = 0;
   // Verdict-window causes compared, by Cause (none, storage, preprocessing, unknown).
   std::array<std::size_t, 4> causes{};

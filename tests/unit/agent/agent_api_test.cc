@@ -202,6 +202,42 @@ TEST(AgentApi, RegionEndValueTravelsOnTheEnd) {
   });
 }
 
+// A call timed whole is one Complete: its start and duration, its value
+// (flag CompleteValue) and its subject in region_id.
+TEST(AgentApi, ACallTimedWholeIsOneCompleteWithItsValueAndSubject) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    ASSERT_EQ(start_agent(collector.endpoint()), SW_OK);
+    const sw_name_t cat = sw_intern("POSIX");
+    const sw_name_t read = sw_intern("read");
+    const sw_name_t file = sw_intern("/data/shard-0");
+    const std::int64_t before = sw_now_ns();
+    const std::int64_t start = sw_call_start();
+    ASSERT_NE(start, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ASSERT_EQ(sw_call_end(cat, read, start, 65536, file), SW_OK);
+    const std::int64_t after = sw_now_ns();
+    EXPECT_EQ(sw_call_end(cat, read, 0, 1, file), SW_DISABLED);
+    ASSERT_EQ(sw_stop(), SW_OK);
+    ASSERT_TRUE(collector.receive_until([](const auto& b) { return has_final(b); }, kPatience));
+    std::vector<ReceivedEvent> events;
+    for (const ReceivedBatch& batch : collector.received())
+      events.insert(events.end(), batch.events.begin(), batch.events.end());
+    ASSERT_EQ(events.size(), 1u);
+    const ReceivedEvent& e = events[0];
+    EXPECT_EQ(e.kind, kComplete);
+    EXPECT_EQ(e.cat, "POSIX");
+    EXPECT_EQ(e.name, "read");
+    EXPECT_EQ(e.flags, 2);  // CompleteValue
+    EXPECT_EQ(e.value, 65536);
+    EXPECT_EQ(e.region_id, file);
+    EXPECT_EQ(e.tid, static_cast<std::uint32_t>(gettid()));
+    EXPECT_GE(e.ts_ns, before - 1'000'000);  // the sender's clock mapping may move a little
+    EXPECT_GE(e.dur_ns, 2'000'000);
+    EXPECT_LE(e.ts_ns + e.dur_ns, after + 1'000'000);
+  });
+}
+
 TEST(AgentApi, CompleteMarkAndCountersKeepTheirPayloads) {
   run_in_fresh_process([] {
     TestCollector collector;

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <tuple>
 #include <vector>
 
 #include "stallwatch/device_lane.h"
+#include "stallwatch/event_flags.h"
 #include "stallwatch/protocol.h"
 #include "test_batches.h"
 
@@ -233,6 +235,37 @@ TEST(EventWalk, ReadAndWriteCallsAddTheirBytesAtTheirEnd) {
   EXPECT_EQ(cells, (std::vector<std::pair<std::int64_t, IoVolume>>{{10, IoVolume{4096, 0, 1, 0}},
                                                                    {11, IoVolume{0, 100, 0, 1}},
                                                                    {13, IoVolume{512, 0, 1, 0}}}));
+}
+
+// A call timed whole (a Complete with wire::kEventFlagCompleteValue) adds its bytes at
+// its end, when that end is not before the horizon; a Complete without the
+// flag adds nothing. Its time counts like any Complete region's.
+TEST(EventWalk, ReadAndWriteCallsTimedWholeAddTheirBytesAtTheirEnd) {
+  NameTable names;
+  Rig rig(names);
+  BatchBuilder b(names, "job", 0, 100);
+  b.complete("POSIX", "read", 100, 5)
+      .complete("STDIO", "fwrite", 110, 2, 9)  // another thread
+      .complete("POSIX", "pread64", 50, 20)    // starts late, ends after the horizon
+      .complete("POSIX", "pread64", 30, 10)    // ends before the horizon
+      .complete("POSIX", "lseek", 120, 1)      // not a read or write
+      .complete("data", "read", 122, 1)        // not a POSIX or stdio call
+      .complete("POSIX", "read", 125, 3)       // end of file: a call, no bytes
+      .complete("POSIX", "read", 130, 5);      // no value: counts nothing
+  DecodedBatch batch = b.take(200);
+  const std::int64_t values[] = {4096, 100, 8, 7, 1000, 1000, 0};
+  for (std::size_t i = 0; i < std::size(values); ++i) {
+    batch.events[i].flags = wire::kEventFlagCompleteValue;
+    batch.events[i].value = values[i];
+  }
+  rig.apply(batch, WalkBounds{60, 0});
+  std::vector<std::pair<std::int64_t, IoVolume>> cells;
+  rig.io.for_each_pending(100,
+                          [&](std::int64_t k, const IoVolume& v) { cells.emplace_back(k, v); });
+  EXPECT_EQ(cells, (std::vector<std::pair<std::int64_t, IoVolume>>{{7, IoVolume{8, 0, 1, 0}},
+                                                                   {10, IoVolume{4096, 0, 1, 0}},
+                                                                   {11, IoVolume{0, 100, 0, 1}},
+                                                                   {12, IoVolume{0, 0, 1, 0}}}));
 }
 
 // The wait that ended a loop (END marked kEndLoopExhausted) is measured as

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+extern "C" ssize_t __read_chk(int fd, void* buffer, size_t count, size_t buffer_size);
+
 namespace {
 
 constexpr int kErrnoCanary = 4242;
@@ -183,6 +185,32 @@ int main(int argc, char** argv) {
   stream = std::fopen(in_dir("stream.txt").c_str(), "wb");
   CALL("fwrite", static_cast<long>(std::fwrite("0123456789", 2, 5, stream)));
   CALL("fclose written", std::fclose(stream));
+
+  // Copies of a descriptor read the same file; __read_chk is the read of a
+  // _FORTIFY_SOURCE build. High numbers for the dup2/dup3 targets stay clear
+  // of the agent's own descriptors.
+  fd = open(data.c_str(), O_RDONLY);
+  const int copies[] = {dup(fd), dup2(fd, 900), dup3(fd, 901, O_CLOEXEC), fcntl(fd, F_DUPFD, 0),
+                        fcntl(fd, F_DUPFD_CLOEXEC, 0)};
+  long want = 11;
+  for (const int copy : copies) {
+    errno = kErrnoCanary;
+    n = read(copy, buffer, static_cast<std::size_t>(want++));
+    report("read copy", n, errno, checksum(buffer, n > 0 ? n : 0));
+  }
+  errno = kErrnoCanary;
+  n = __read_chk(fd, buffer, 16, sizeof(buffer));
+  report("__read_chk", n, errno, checksum(buffer, n > 0 ? n : 0));
+  CALL("dup2 bad fd", dup2(-1, 902));
+  CALL("fcntl F_GETFD", fcntl(copies[4], F_GETFD));
+  // A copy of an untraced descriptor over a traced number is untraced.
+  const int null_fd = open("/dev/null", O_RDONLY);
+  CALL("dup2 untraced over traced", dup2(null_fd, 900) == 900);
+  CALL("read untraced copy", read(900, buffer, 17));
+  for (const int copy : copies)
+    close(copy);
+  close(null_fd);
+  close(fd);
 
   // A FIFO stands in for a slow remote file: a partial read, then a read
   // interrupted by a signal (no SA_RESTART) that must fail with EINTR.

@@ -231,5 +231,46 @@ TEST(DftracerReader, ReadsTheSharedDlioTrace) {
   EXPECT_EQ(children.size(), 6u);  // six forked data-loader processes
 }
 
+// dftracer's POSIX read and write records carry the bytes moved as args.ret
+// (900 preads and one write in this trace, summed independently).
+TEST(DftracerReader, ReadAndWriteCallsCarryTheBytesTheyMoved) {
+  const Read r = read_all(testing::test_data("dftracer-dlio/trace-0-of-8.pfw.gz"));
+  ASSERT_EQ(r.error, "");
+  std::int64_t read = 0;
+  std::int64_t written = 0;
+  std::size_t calls = 0;
+  for (std::size_t i = 0; i < r.events.size(); ++i) {
+    if (r.events[i].bytes < 0) continue;
+    ++calls;
+    (r.names[i] == "pread" ? read : written) += r.events[i].bytes;
+  }
+  EXPECT_EQ(calls, 901u);
+  EXPECT_EQ(read, 14'658'196'100);
+  EXPECT_EQ(written, 11'420);
+}
+
+// fread/fwrite move args.ret items of args.size bytes; a failed call moved
+// none; a call that moves no bytes, or a record without args.ret, says nothing.
+TEST(DftracerReader, StdioCallsMoveTheirItemsTimesTheirSize) {
+  TempDir dir;
+  const std::string content =
+      R"({"name":"fread","cat":"STDIO","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X","args":{"size":4,"count":16,"ret":10}})"
+      "\n"
+      R"({"name":"fwrite","cat":"STDIO","pid":1,"tid":1,"ts":2,"dur":1,"ph":"X","args":{"count":3,"ret":3}})"
+      "\n"
+      R"({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":3,"dur":1,"ph":"X","args":{"fd":3,"count":8,"ret":-1}})"
+      "\n"
+      R"({"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":4,"dur":1,"ph":"X","args":{"ret":3}})"
+      "\n"
+      R"({"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":5,"dur":1,"ph":"X"})"
+      "\n";
+  const Read r = read_all(dir.write("stdio.pfw", content));
+  ASSERT_EQ(r.error, "");
+  std::vector<std::int64_t> bytes;
+  for (const TraceEvent& e : r.events)
+    bytes.push_back(e.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::int64_t>{40, -1, 0, -1, -1}));
+}
+
 }  // namespace
 }  // namespace stallwatch::collector

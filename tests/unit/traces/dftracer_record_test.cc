@@ -32,7 +32,9 @@ void expect_same(const DftracerRecord& a, const DftracerRecord& b, const std::st
   EXPECT_EQ(a.has_counter_value, b.has_counter_value) << line;
   EXPECT_EQ(a.step, b.step) << line;
   EXPECT_EQ(a.epoch, b.epoch) << line;
-  EXPECT_EQ(a.fork_ret, b.fork_ret) << line;
+  EXPECT_EQ(a.ret, b.ret) << line;
+  EXPECT_EQ(a.has_ret, b.has_ret) << line;
+  EXPECT_EQ(a.size, b.size) << line;
   EXPECT_EQ(a.start_ppid, b.start_ppid) << line;
 }
 
@@ -122,7 +124,8 @@ TEST(DftracerRecord, ClearRestoresEveryDefault) {
   padded.append(64, ' ');
   ASSERT_TRUE(scan_dftracer_record(padded, r));
   r.pid = r.tid = r.ts_ns = r.dur_ns = r.counter_value = r.step = r.epoch = 5;
-  r.fork_ret = r.start_ppid = 5;
+  r.ret = r.size = r.start_ppid = 5;
+  r.has_ret = true;
   r.has_pid = r.has_ts = r.has_dur = r.has_phase = r.has_meta_value = r.has_counter_value = true;
   r.clear();
   expect_same(r, DftracerRecord{}, "after clear()");

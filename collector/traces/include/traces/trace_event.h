@@ -34,7 +34,11 @@ struct TraceEvent {
   std::string_view name;
   std::int64_t ts_ns = 0;
   std::int64_t dur_ns = 0;
-  std::int64_t value = 0;         // mark / counter payload
+  std::int64_t value = 0;  // mark / counter payload
+  // The bytes a read or write call moved (a Complete in cat POSIX or STDIO:
+  // dftracer's args.ret, times args.size for fread/fwrite; 0 for a failed
+  // call); -1 when the record does not say.
+  std::int64_t bytes = -1;
   std::int64_t step = kNoValue;   // args.step
   std::int64_t epoch = kNoValue;  // args.epoch
   std::int64_t stream = -1;       // Kineto args.stream; -1 = not a device row
