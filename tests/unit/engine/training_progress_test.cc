@@ -12,7 +12,6 @@ constexpr NameId kStep = 11;
 constexpr NameId kEpoch = 12;
 constexpr NameId kBatchSize = 13;
 constexpr NameId kOther = 14;
-constexpr NameId kEpochBody = 15;
 
 std::vector<std::int64_t> pending_steps(const TrainingProgress& p) {
   std::vector<std::int64_t> out;
@@ -22,7 +21,7 @@ std::vector<std::int64_t> pending_steps(const TrainingProgress& p) {
 }
 
 TEST(TrainingProgress, StepMarksAreStepsFromTheRanksStart) {
-  TrainingProgress p(kStep, kEpoch, kEpochBody, kBatchSize);
+  TrainingProgress p(kStep, kEpoch, kBatchSize);
   EXPECT_EQ(p.step(), -1);
   p.add_mark(kStep, 90, 1, 100);  // before the start: sets the step, is no step
   p.add_mark(kStep, 110, 2, 100);
@@ -32,7 +31,7 @@ TEST(TrainingProgress, StepMarksAreStepsFromTheRanksStart) {
 }
 
 TEST(TrainingProgress, TheLatestMarkByTimeSetsStepAndEpoch) {
-  TrainingProgress p(kStep, kEpoch, kEpochBody, kBatchSize);
+  TrainingProgress p(kStep, kEpoch, kBatchSize);
   EXPECT_EQ(p.epoch(), -1);
   p.add_mark(kStep, 200, 20, 0);
   p.add_mark(kStep, 150, 15, 0);  // arrives later, happened earlier
@@ -46,7 +45,7 @@ TEST(TrainingProgress, TheLatestMarkByTimeSetsStepAndEpoch) {
 }
 
 TEST(TrainingProgress, OtherMarksAreNotSteps) {
-  TrainingProgress p(kStep, kEpoch, kEpochBody, kBatchSize);
+  TrainingProgress p(kStep, kEpoch, kBatchSize);
   p.add_mark(kOther, 100, 7, 0);
   p.add_mark(kEpoch, 100, 7, 0);
   EXPECT_TRUE(pending_steps(p).empty());
@@ -54,7 +53,7 @@ TEST(TrainingProgress, OtherMarksAreNotSteps) {
 }
 
 TEST(TrainingProgress, FetchEndsAreStepsAndBatchSizesPriceThem) {
-  TrainingProgress p(kStep, kEpoch, kEpochBody, kBatchSize);
+  TrainingProgress p(kStep, kEpoch, kBatchSize);
   EXPECT_TRUE(p.is_batch_size(kBatchSize));
   EXPECT_FALSE(p.is_batch_size(kOther));
   EXPECT_FALSE(p.has_batch_size());
@@ -69,26 +68,19 @@ TEST(TrainingProgress, FetchEndsAreStepsAndBatchSizesPriceThem) {
   EXPECT_GT(p.bytes(), 0u);
 }
 
-// A rank that marks its loop (an epoch-start mark, or the Begin of an epoch
-// body region) is counted by its step marks only: the fetch that brought the
-// first batch starts the first step, it is not one.
-TEST(TrainingProgress, EpochStartsEndTheFetchEndFallback) {
-  for (bool by_region : {false, true}) {
-    TrainingProgress p(kStep, kEpoch, kEpochBody, kBatchSize);
-    p.add_fetch_end(50);  // before the loop: a step
-    if (by_region) {
-      p.add_region_begin(kEpochBody, 90);
-    } else {
-      p.add_mark(kEpoch, 90, 0, 0);
-    }
-    p.add_region_begin(kOther, 95);
-    p.add_fetch_end(100);
-    p.add_mark(kStep, 150, 1, 0);
-    p.add_fetch_end(200);
-    p.add_mark(kStep, 250, 2, 0);
-    EXPECT_EQ(pending_steps(p), (std::vector<std::int64_t>{50, 150, 250})) << by_region;
-    EXPECT_EQ(p.epoch(), by_region ? -1 : 0);
-  }
+// Only a step mark ends the fetch-end fallback: an epoch-start mark sets the
+// epoch and nothing else, so fetch ends before the first step mark are steps
+// and that mark ends the step the last of them counted.
+TEST(TrainingProgress, OnlyAStepMarkEndsTheFetchEndFallback) {
+  TrainingProgress p(kStep, kEpoch, kBatchSize);
+  p.add_fetch_end(50);
+  p.add_mark(kEpoch, 90, 0, 0);
+  p.add_fetch_end(100);
+  p.add_mark(kStep, 150, 1, 0);  // ends the step the fetch at 100 counted
+  p.add_fetch_end(200);          // after the first step mark: not a step
+  p.add_mark(kStep, 250, 2, 0);
+  EXPECT_EQ(pending_steps(p), (std::vector<std::int64_t>{50, 100, 250}));
+  EXPECT_EQ(p.epoch(), 0);
 }
 
 }  // namespace
