@@ -192,7 +192,7 @@ std::optional<FrameError> FrameValidator::validate_except_events(
   // its elements' 8-byte alignment; reading a misaligned Event is undefined.
   const wire::Batch& batch = *wire::GetBatch(frame.data());
   if (const auto* events = batch.events();
-      events != nullptr &&
+      events != nullptr && events->size() > 0 &&
       reinterpret_cast<std::uintptr_t>(events->Data()) % alignof(wire::Event) != 0) {
     return make_error(FrameErrorReason::kMalformed,
                       "events vector at byte " + std::to_string(events->Data() - frame.data()) +

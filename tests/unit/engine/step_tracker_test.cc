@@ -42,7 +42,7 @@ TEST(StepTracker, FallbackStepsCountOnlyBeforeTheFirstStepMark) {
   EXPECT_EQ(s[1].duration_ns, 5);
   EXPECT_EQ(s[2].ts_ns, 24);
   EXPECT_EQ(s[2].duration_ns, 10);  // from the mark at 14
-  EXPECT_EQ(t.pending(), 4u);  // the fetch at 20 came after the first step mark
+  EXPECT_EQ(t.pending(), 4u);       // the fetch at 20 came after the first step mark
 }
 
 // A loop with no epoch marker: the fetch that brought the first batch is a

@@ -56,7 +56,7 @@ struct Timeline {
   std::vector<TimelineRegion> regions;  // sorted by start
   std::vector<TimelineMark> marks;
   std::vector<PeerWaitSpan> peer_waits;  // sorted, disjoint
-  bool truncated = false;  // more regions than the timeline keeps
+  bool truncated = false;                // more regions than the timeline keeps
 };
 
 // History of one metric over one window for a job: one point per resolution
