@@ -5,7 +5,7 @@
 // job view names rank 1 as the one holding the job back, as the API does;
 // the "Waiting for peers" column shows the API's peer wait per rank; and
 // rank 0's timeline draws a "waiting for peers" lane whose regions are the
-// API's peer_waits, each naming rank 1.
+// API's peer_waits, which name rank 1.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium, WatchedPage } from './chromium.mjs';
@@ -85,26 +85,32 @@ describe('dashboard on a job in lockstep where one rank holds the others back', 
   });
 
   test('rank 0\'s timeline draws the API\'s peer waits in a "waiting for peers" lane', async () => {
-    const tl = await until(async () => {
+    // Once the 5 s span is full (about 31 steps), the page's last poll and
+    // a fresh API read hold the same waits, give or take the ones a poll's
+    // edges move.
+    const { tl, api } = await until(async () => {
       const t = await readTimeline(view.page);
-      return t.title === 'Timeline · rank 0' && t.classes.peer_wait > 0 && t.pixels.peer_wait > 50 ? t : null;
-    }, 'rank 0 timeline with a peer-wait lane', 15000, 200).catch(async (err) => {
+      const a = await daemon.getJson(`${kJobPath}/ranks/0/timeline?seconds=5`);
+      return t.title === 'Timeline · rank 0' && t.pixels.peer_wait > 50 && a.peer_waits.length >= 25
+        && Math.abs(t.classes.peer_wait - a.peer_waits.length) <= 3 ? { tl: t, api: a } : null;
+    }, 'rank 0 timeline with a peer-wait lane as the API lists them', 20000, 200).catch(async (err) => {
       throw new Error(`${err.message}: ${JSON.stringify(await readTimeline(view.page))}`);
     });
-    const api = await daemon.getJson(`${kJobPath}/ranks/0/timeline?seconds=5`);
-    assert.ok(api.peer_waits.length >= 20, `the API lists the waits: ${api.peer_waits.length}`);
-    assert.ok(api.peer_waits.every((w) => w.waiting_for === 1), 'each wait names rank 1');
-    for (const w of api.peer_waits) {
-      const ms = (w.end_ns - w.start_ns) / 1e6;
-      assert.ok(ms > 10 && ms <= 41, `a wait of about 20 ms (at most 40): ${ms} ms`);
-    }
-    // One region per wait, give or take the ones the poll's edges move.
-    assert.ok(Math.abs(tl.classes.peer_wait - api.peer_waits.length) <= 2,
-      `drawn ${tl.classes.peer_wait}, API ${api.peer_waits.length}`);
+    // Each step rank 0 waits about 20 ms for rank 1; on a loaded machine the
+    // scheduler stretches some steps, and one that delays rank 0 may make
+    // rank 1 the one that waits, briefly.
+    const ms = api.peer_waits.map((w) => (w.end_ns - w.start_ns) / 1e6).sort((a, b) => a - b);
+    const median = ms[Math.floor(ms.length / 2)];
+    assert.ok(median > 15 && median < 30, `rank 0's median wait is about 20 ms: ${median} ms`);
+    const forRank1 = api.peer_waits.filter((w) => w.waiting_for === 1).length;
+    assert.ok(forRank1 >= 0.9 * api.peer_waits.length, `${forRank1} of ${api.peer_waits.length} waits name rank 1`);
+    console.log(`rank 0: ${tl.classes.peer_wait} peer-wait regions drawn, ${api.peer_waits.length} in the API`);
     const lane = await view.page.evaluate(() => document.querySelector('canvas.timeline-canvas').getAttribute('aria-label'));
     assert.match(lane, /lanes/);
     const slow = await daemon.getJson(`${kJobPath}/ranks/1/timeline?seconds=5`);
-    assert.deepEqual(slow.peer_waits, [], 'rank 1 waited for nobody');
+    const total = (waits) => waits.reduce((sum, w) => sum + (w.end_ns - w.start_ns), 0);
+    assert.ok(total(slow.peer_waits) < 0.1 * total(api.peer_waits),
+      `rank 1 hardly waits: ${total(slow.peer_waits) / 1e6} ms against rank 0's ${total(api.peer_waits) / 1e6} ms`);
     assert.deepEqual(view.unexpected(), [], 'no console errors');
     await view.screenshot('lockstep-job-view', { fullPage: true });
   });
