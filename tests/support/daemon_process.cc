@@ -18,11 +18,15 @@ const char* stallwatchd_path() {
 }
 
 DaemonProcess::DaemonProcess(DaemonOptions options) : options_(std::move(options)) {
+  pick_ports();
+  ipc_endpoint_ = "ipc://" + dir_.path() + "/ingest.sock";
+  log_path_ = dir_.path() + "/stallwatchd.log";
+}
+
+void DaemonProcess::pick_ports() {
   http_port_ = free_tcp_port();
   tcp_port_ = free_tcp_port();
   tcp_endpoint_ = "tcp://127.0.0.1:" + std::to_string(tcp_port_);
-  ipc_endpoint_ = "ipc://" + dir_.path() + "/ingest.sock";
-  log_path_ = dir_.path() + "/stallwatchd.log";
 }
 
 DaemonProcess::~DaemonProcess() {
@@ -31,6 +35,21 @@ DaemonProcess::~DaemonProcess() {
 }
 
 bool DaemonProcess::start() {
+  for (int attempt = 0;; ++attempt) {
+    if (start_once()) {
+      started_ = true;
+      return true;
+    }
+    if (started_ || attempt == 2 || running() ||
+        log().find("Address already in use") == std::string::npos) {
+      return false;
+    }
+    std::ofstream(log_path_, std::ios::trunc).flush();
+    pick_ports();
+  }
+}
+
+bool DaemonProcess::start_once() {
   std::vector<std::string> args = {stallwatchd_path(),
                                    "--ingest",
                                    tcp_endpoint_,

@@ -28,7 +28,11 @@ class DaemonProcess {
   DaemonProcess(const DaemonProcess&) = delete;
   DaemonProcess& operator=(const DaemonProcess&) = delete;
 
-  // Starts the daemon and waits for /healthz. Returns false (see log()) on failure.
+  // Starts the daemon and waits for /healthz. Returns false (see log()) on
+  // failure. A first start whose port another process took in the meantime
+  // (the ports are picked free, then bound by the daemon: a test opening
+  // thousands of client connections can take one first) is retried on new
+  // ports, up to three times; a restart keeps its ports.
   bool start();
   // Sends `signal` and waits for exit; returns the exit status, or nullopt on timeout.
   std::optional<int> stop(int signal = 15,
@@ -55,6 +59,10 @@ class DaemonProcess {
   std::string ipc_endpoint_;
   std::string log_path_;
   int pid_ = -1;
+  bool started_ = false;  // a start() succeeded once: keep the ports
+
+  bool start_once();
+  void pick_ports();
 };
 
 // Path of the stallwatchd binary under test (from the build).
