@@ -23,6 +23,15 @@ std::int64_t unix_now_ns() {
       .count();
 }
 
+// The shift of a replay, down to whole seconds: a daemon's windows are sums of
+// cells on its resolution grid (1 s, or a fraction of a second that divides
+// it), so times moved by whole seconds fall in the same cells as they did live
+// and every window equals the live one, not just the long ones.
+std::int64_t whole_seconds(std::int64_t ns) {
+  constexpr std::int64_t kSecond = 1'000'000'000;
+  return ns >= 0 ? ns / kSecond * kSecond : -((-ns + kSecond - 1) / kSecond) * kSecond;
+}
+
 void shift_times(DecodedBatch& batch, std::int64_t offset) {
   batch.sent_at_ns += offset;
   if (batch.source.start_ns != 0) batch.source.start_ns += offset;
@@ -77,7 +86,7 @@ int replay_journals(const JournalReplay& options, std::ostream& out, std::ostrea
       }
       if (first_recv == std::numeric_limits<std::int64_t>::min()) {
         first_recv = recv_ns;
-        offset = unix_now_ns() - (options.speed == 0 ? last_recv : recv_ns);
+        offset = whole_seconds(unix_now_ns() - (options.speed == 0 ? last_recv : recv_ns));
       }
       if (options.speed > 0) {
         const auto due =
