@@ -2,7 +2,7 @@
 """A real stallwatchd on free loopback ports for the end-to-end tests.
 
 ``daemon`` (a pytest fixture, module scope) yields ``(http_base_url, ingest_endpoint)``
-and stops the daemon afterwards. STALLWATCH_TEST_STALLWATCHD names the binary;
+and stops the daemon afterwards; ``start_daemon`` starts one with more arguments. STALLWATCH_TEST_STALLWATCHD names the binary;
 tests skip when it is not built.
 """
 
@@ -38,32 +38,68 @@ def get_json(url: str):
         return json.loads(response.read())
 
 
+class Daemon:
+    """A running stallwatchd: its HTTP base URL, ingest endpoint and work directory."""
+
+    def __init__(self, proc: subprocess.Popen, base: str, ingest: str, workdir: str, log) -> None:
+        self.proc = proc
+        self.base = base
+        self.ingest = ingest
+        self.workdir = workdir
+        self._log = log
+
+    def log_text(self) -> str:
+        self._log.flush()
+        with open(os.path.join(self.workdir, "stallwatchd.log")) as f:
+            return f.read()
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+# A port picked as free can be taken by another process before the daemon binds
+# it (the whole suite runs in parallel): the first start is retried on new ports.
+START_ATTEMPTS = 3
+
+
+def start_daemon(workdir: str, *args: str) -> Daemon:
+    """Starts stallwatchd in `workdir` (its runtime directory and log) on free
+    loopback ports, with `args` added; waits for /healthz. Fails the test when
+    it does not start."""
+    env = dict(os.environ, XDG_RUNTIME_DIR=workdir)
+    for attempt in range(START_ATTEMPTS):
+        http = f"127.0.0.1:{free_port()}"
+        ingest = f"tcp://127.0.0.1:{free_port()}"
+        log = open(os.path.join(workdir, "stallwatchd.log"), "w")
+        proc = subprocess.Popen([DAEMON, "--ingest", ingest, "--http", http, *args], env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+        daemon = Daemon(proc, f"http://{http}", ingest, workdir, log)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                get_json(daemon.base + "/healthz")
+                return daemon
+            except (urllib.error.URLError, ConnectionError, OSError):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+        daemon.stop()
+        text = daemon.log_text()
+        if "Address already in use" not in text or attempt + 1 == START_ATTEMPTS:
+            pytest.fail("stallwatchd did not start:\n" + text)
+    raise AssertionError("unreachable")
+
+
 @pytest.fixture(scope="module")
 def daemon():
     workdir = tempfile.mkdtemp(prefix="stallwatch-e2e-")
-    http = f"127.0.0.1:{free_port()}"
-    ingest = f"tcp://127.0.0.1:{free_port()}"
-    env = dict(os.environ, XDG_RUNTIME_DIR=workdir)
-    log = open(os.path.join(workdir, "stallwatchd.log"), "w")
-    proc = subprocess.Popen([DAEMON, "--ingest", ingest, "--http", http], env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
-    base = f"http://{http}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            get_json(base + "/healthz")
-            break
-        except (urllib.error.URLError, ConnectionError, OSError):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.close()
-                pytest.fail("stallwatchd did not start:\n" +
-                            open(os.path.join(workdir, "stallwatchd.log")).read())
-            time.sleep(0.2)
-    yield base, ingest
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    running = start_daemon(workdir)
+    yield running.base, running.ingest
+    running.stop()
     shutil.rmtree(workdir, ignore_errors=True)

@@ -18,21 +18,29 @@ fill.
 - Balanced loaders: nobody is named.
 - One rank slow in host-side work outside the model (rank 1): named with its
   own verdict, host-bound.
+- The same jobs replayed from the daemon's journal (``stallwatch replay
+  DIR/*.swj``) into a fresh daemon give the same job-level answer: who holds
+  each job back, every rank's verdict, peer wait and step count. The live
+  daemon of this module keeps a journal for it; the replay test runs last and
+  stops it first, so that every batch is on disk.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 
 import pytest
 
 from conftest import child_env
-from daemon_fixture import get_json, requires_daemon
+from daemon_fixture import Daemon, get_json, requires_daemon, start_daemon
 
 EXAMPLE = os.path.join(os.environ.get("STALLWATCH_TEST_EXAMPLES",
                                       os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -45,7 +53,25 @@ DELAY = 0.2
 # verdict window, 60 s, would also hold the ranks' start-up: importing torch).
 WINDOW = "10s"
 
+CLI = os.environ.get("STALLWATCH_TEST_CLI", "")
+
 pytestmark = [requires_daemon]
+
+
+@pytest.fixture(scope="module")
+def journaled():
+    """This module's live daemon, journaling every batch it takes."""
+    workdir = tempfile.mkdtemp(prefix="stallwatch-ddp-")
+    running = start_daemon(workdir, "--journal", os.path.join(workdir, "journal"))
+    yield running
+    if running.proc.poll() is None:
+        running.stop()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def daemon(journaled: Daemon):
+    return journaled.base, journaled.ingest
 
 
 def torch_distributed() -> bool:
@@ -77,6 +103,11 @@ def run_job(base: str, ingest: str, job: str, *args: str) -> dict:
         _, err = proc.communicate()
         pytest.fail(f"job {job} did not end in 240 s:\n{err[-6000:]}")
     assert proc.returncode == 0, err
+    return run_job_detail(base, job)
+
+
+def run_job_detail(base: str, job: str) -> dict:
+    """The API's job detail once every rank of `job` has finished."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -90,6 +121,25 @@ def run_job(base: str, ingest: str, job: str, *args: str) -> dict:
     pytest.fail(f"job {job} never finished in the collector")
 
 
+# Longer than the daemon's lateness (2 s): a finished rank is final by then.
+SETTLE_S = 3.0
+# The job detail of each job run so far, by job id (the replay test compares them all).
+LIVE: dict = {}
+
+
+def job(daemon, name: str, *args: str) -> dict:
+    """The job detail of example job `name` run with `args`, run once per module."""
+    if name not in LIVE:
+        base, ingest = daemon
+        LIVE[name] = run_job(base, ingest, name, *args)
+    return LIVE[name]
+
+
+SLOW_LOADER = ("ddp-slow-loader", "--slow-loader", "3", "--delay", str(DELAY), "--fetch", "0.02")
+BALANCED = ("ddp-balanced", "--fetch", "0.1")
+SLOW_HOST = ("ddp-slow-host", "--slow-host", "1", "--delay", "0.25", "--fetch", "0.02")
+
+
 def held_back(detail: dict):
     return detail["summary"][WINDOW]["held_back"]
 
@@ -101,9 +151,7 @@ def rank_window(detail: dict, rank: int) -> dict:
 
 @requires_gloo
 def test_the_slow_loader_holds_the_job_back(daemon):
-    base, ingest = daemon
-    detail = run_job(base, ingest, "ddp-slow-loader", "--slow-loader", "3", "--delay", str(DELAY),
-                     "--fetch", "0.02")
+    detail = job(daemon, *SLOW_LOADER)
     named = held_back(detail)
     assert named is not None, detail["summary"]
     assert named["ranks"] == [{"rank": 3, "verdict": "data-starved", "cause": "unknown"}], named
@@ -123,8 +171,7 @@ def test_the_slow_loader_holds_the_job_back(daemon):
 
 @requires_gloo
 def test_balanced_loaders_name_nobody(daemon):
-    base, ingest = daemon
-    detail = run_job(base, ingest, "ddp-balanced", "--fetch", "0.1")
+    detail = job(daemon, *BALANCED)
     assert held_back(detail) is None, detail["summary"][WINDOW]
     for rank in range(RANKS):
         w = rank_window(detail, rank)
@@ -134,11 +181,50 @@ def test_balanced_loaders_name_nobody(daemon):
 
 @requires_gloo
 def test_a_rank_slow_on_the_host_is_named_host_bound(daemon):
-    base, ingest = daemon
-    detail = run_job(base, ingest, "ddp-slow-host", "--slow-host", "1", "--delay", "0.25",
-                     "--fetch", "0.02")
+    detail = job(daemon, *SLOW_HOST)
     named = held_back(detail)
     assert named is not None, detail["summary"]
     assert named["ranks"] == [{"rank": 1, "verdict": "host-bound", "cause": None}], named
     for rank in (0, 2, 3):
         assert rank_window(detail, rank)["verdict"] == "waiting-for-peers", rank
+
+
+def answer(detail: dict) -> dict:
+    """What the job view says: who holds the job back (and at what cost), and
+    per rank its verdict, cause, peer wait and steps over the judged window."""
+    summary = detail["summary"][WINDOW]
+    return {
+        "held_back": summary["held_back"],
+        "ranks": {r["rank"]: {k: r["windows"][WINDOW].get(k)
+                              for k in ("verdict", "cause", "peer_wait_seconds", "steps",
+                                        "wall_seconds", "fetch_seconds")}
+                  for r in detail["ranks"]},
+    }
+
+
+@requires_gloo
+@pytest.mark.skipif(not os.path.isfile(CLI), reason="stallwatch not built (STALLWATCH_TEST_CLI)")
+def test_the_jobs_replayed_from_the_journal_get_the_same_answer(daemon, journaled: Daemon):
+    job(daemon, *SLOW_LOADER)
+    job(daemon, *BALANCED)
+    # What the live daemon says once the last batches are final everywhere.
+    time.sleep(SETTLE_S)
+    live_now = {name: run_job_detail(journaled.base, name) for name in LIVE}
+    journaled.stop()
+    segments = sorted(glob.glob(os.path.join(journaled.workdir, "journal", "*.swj")))
+    assert segments, os.listdir(journaled.workdir)
+    workdir = tempfile.mkdtemp(prefix="stallwatch-ddp-replay-")
+    fresh = start_daemon(workdir)
+    try:
+        replay = subprocess.run([CLI, "replay", *segments, "--to", fresh.ingest, "--speed", "max",
+                                 "--timeout", "30s"], capture_output=True, text=True, timeout=120)
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+        assert "0 corrupt or truncated journal records skipped" in replay.stdout + replay.stderr
+        time.sleep(SETTLE_S)
+        for name, live in live_now.items():
+            want, got = answer(live), answer(run_job_detail(fresh.base, name))
+            print(f"{name}: live {want}\n{name}: replayed {got}")
+            assert got == want, name
+    finally:
+        fresh.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
