@@ -6,6 +6,12 @@
 //                500 ms: tick time p50/p99/max, approx_memory_bytes and RSS at the
 //                first tick, once warm (120 s: timeline, step history and windows
 //                full) and at the end (STALLWATCH_BENCH_RANKS / _SECONDS override).
+//   BM_TickPeers/N  the cost of matching collectives across ranks at tick time:
+//                the same ranks (STALLWATCH_BENCH_RANKS) for 60 simulated seconds
+//                with N comm calls per 10 ms step on every rank (their arrivals
+//                staggered by rank), tick p50/p99 in thread CPU time once the
+//                timeline is full (from 30 s), side by side with N = 0; the ratio
+//                is to N = 0.
 // Ingest cost is reported in thread CPU time, which on a shared machine is
 // what the engine costs; wall time is reported next to it.
 // Ends with one JSON line of headline figures.
@@ -54,6 +60,9 @@ struct Headline {
   double rss_start_mb = kNaN;
   double rss_warm_mb = kNaN;
   double rss_end_mb = kNaN;
+  // BM_TickPeers, by comm calls per step (0, 1, 4).
+  double peers_tick_p50_ms[3] = {kNaN, kNaN, kNaN};
+  double peers_tick_p99_ms[3] = {kNaN, kNaN, kNaN};
 } g_headline;
 
 double rss_mb() {
@@ -218,6 +227,47 @@ void BM_Scale(benchmark::State& state) {
 }
 BENCHMARK(BM_Scale)->Iterations(1)->Unit(benchmark::kSecond);
 
+constexpr int kPeerCalls[] = {0, 1, 4};
+
+void BM_TickPeers(benchmark::State& state) {
+  const auto index = static_cast<std::size_t>(state.range(0));
+  const int ranks = static_cast<int>(env_or("STALLWATCH_BENCH_RANKS", 256));
+  for (auto _ : state) {
+    NameTable names;
+    Engine engine(EngineConfig{}, names);
+    LoadShape shape;
+    shape.ranks = ranks;
+    shape.collectives = kPeerCalls[index];
+    TrainingLoad load(shape, names, kT0);
+    const std::int64_t slices = 60'000'000'000 / shape.slice_ns;
+    const std::int64_t warm = 30'000'000'000 / shape.slice_ns;
+    const std::int64_t tick_every = 500'000'000 / shape.slice_ns;
+    std::vector<double> tick_ms;
+    std::uint64_t events = 0;
+    double peer_wait = 0;
+    for (std::int64_t s = 0; s < slices; ++s) {
+      feed(engine, load, nullptr, s, events);
+      if ((s + 1) % tick_every != 0) continue;
+      const double cpu0 = thread_cpu_seconds();
+      auto snap = engine.tick(load.slice_end_ns(s));
+      if (s >= warm) tick_ms.push_back((thread_cpu_seconds() - cpu0) * 1e3);
+      if (!snap->jobs.empty() && !snap->jobs.front().windows.empty())
+        peer_wait = snap->jobs.front().windows.front().max.peer_wait_seconds;
+    }
+    g_headline.peers_tick_p50_ms[index] = percentile(tick_ms, 0.50);
+    g_headline.peers_tick_p99_ms[index] = percentile(tick_ms, 0.99);
+    state.counters["comm_calls_per_step"] = shape.collectives;
+    state.counters["events"] = static_cast<double>(events);
+    state.counters["tick_cpu_p50_ms"] = g_headline.peers_tick_p50_ms[index];
+    state.counters["tick_cpu_p99_ms"] = g_headline.peers_tick_p99_ms[index];
+    state.counters["tick_cpu_p99_ratio_to_none"] =
+        g_headline.peers_tick_p99_ms[index] / g_headline.peers_tick_p99_ms[0];
+    // Proves the matching ran: the job's largest peer wait in its first window.
+    state.counters["peer_wait_s_max"] = peer_wait;
+  }
+}
+BENCHMARK(BM_TickPeers)->DenseRange(0, 2)->Iterations(1)->Unit(benchmark::kSecond);
+
 }  // namespace
 }  // namespace stallwatch::bench
 
@@ -235,12 +285,16 @@ int main(int argc, char** argv) {
       "\"tick_ms_p99\":%s,\"tick_ms_max\":%s,\"tick_cpu_ms_p99\":%s,\"tick_cpu_ms_max\":%s,"
       "\"approx_memory_mb_start\":%s,"
       "\"approx_memory_mb_warm\":%s,\"approx_memory_mb_end\":%s,\"rss_mb_start\":%s,"
-      "\"rss_mb_warm\":%s,\"rss_mb_end\":%s}\n",
+      "\"rss_mb_warm\":%s,\"rss_mb_end\":%s,\"peers_tick_cpu_ms_p50\":[%s,%s,%s],"
+      "\"peers_tick_cpu_ms_p99\":[%s,%s,%s]}\n",
       num(h.ingest_ns[0]).c_str(), num(h.ingest_ns[1]).c_str(), h.scale_ranks,
       num(h.scale_seconds).c_str(), num(h.scale_ingest_ns).c_str(), num(h.tick_p50_ms).c_str(),
       num(h.tick_p99_ms).c_str(), num(h.tick_max_ms).c_str(), num(h.tick_cpu_p99_ms).c_str(),
       num(h.tick_cpu_max_ms).c_str(), num(h.memory_start_mb).c_str(), num(h.memory_warm_mb).c_str(),
       num(h.memory_end_mb).c_str(), num(h.rss_start_mb).c_str(), num(h.rss_warm_mb).c_str(),
-      num(h.rss_end_mb).c_str());
+      num(h.rss_end_mb).c_str(), num(h.peers_tick_p50_ms[0]).c_str(),
+      num(h.peers_tick_p50_ms[1]).c_str(), num(h.peers_tick_p50_ms[2]).c_str(),
+      num(h.peers_tick_p99_ms[0]).c_str(), num(h.peers_tick_p99_ms[1]).c_str(),
+      num(h.peers_tick_p99_ms[2]).c_str());
   return 0;
 }

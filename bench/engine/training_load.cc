@@ -15,7 +15,7 @@ constexpr std::int64_t kUs = 1'000;
 
 struct Names {
   collector::NameId loader, fetch_iter, compute, step, forward, backward, framework, optimizer, gpu,
-      kernel, dataloader, collate, posix, read, empty, step_mark, batch_size;
+      kernel, dataloader, collate, posix, read, empty, step_mark, batch_size, comm, all_reduce;
 };
 
 Event event(EventKind kind, collector::NameId cat, collector::NameId name, std::int64_t ts,
@@ -48,8 +48,13 @@ TrainingLoad::TrainingLoad(const LoadShape& shape, collector::NameTable& names, 
                 names.intern("ai_framework"), names.intern("optimizer"),  names.intern("gpu"),
                 names.intern("kernel"),       names.intern("dataloader"), names.intern("collate"),
                 names.intern("POSIX"),        names.intern("read"),       names.intern(""),
-                names.intern("step"),         names.intern("batch_size")};
+                names.intern("step"),         names.intern("batch_size"), names.intern("comm"),
+                names.intern("all_reduce")};
   const int iterations = static_cast<int>(shape.slice_ns / kIteration);
+  iterations_ = iterations;
+  // Collectives share the last 900 us of backward; rank r arrives r % 8
+  // tenths of a slot late, and every rank's call ends at 9/10 of the slot.
+  const std::int64_t slot = shape.collectives > 0 ? 900 * kUs / shape.collectives : 0;
   for (int r = 0; r < shape.ranks; ++r) {
     const std::int32_t pid = 10'000 + 10 * r;
     for (int p = 0; p < 3; ++p) {
@@ -67,14 +72,27 @@ TrainingLoad::TrainingLoad(const LoadShape& shape, collector::NameTable& names, 
       for (int i = 0; i < iterations; ++i) {
         const std::int64_t at = i * kIteration;
         if (p == 0) {
-          b.events.push_back(event(EventKind::kMark, n.empty, n.step_mark, at, tid));
+          Event mark = event(EventKind::kMark, n.empty, n.step_mark, at, tid);
+          mark.value = i;
+          b.events.push_back(mark);
           region(b, n.loader, n.fetch_iter, at, at + 2000 * kUs, tid, id++);
           const std::uint32_t step_id = id++;
           Event step = event(EventKind::kBegin, n.compute, n.step, at + 2000 * kUs, tid);
           step.region_id = step_id;
           b.events.push_back(step);
           region(b, n.compute, n.forward, at + 2000 * kUs, at + 5000 * kUs, tid, id++);
-          region(b, n.compute, n.backward, at + 5000 * kUs, at + 9000 * kUs, tid, id++);
+          const std::uint32_t backward_id = id++;
+          Event backward = event(EventKind::kBegin, n.compute, n.backward, at + 5000 * kUs, tid);
+          backward.region_id = backward_id;
+          b.events.push_back(backward);
+          for (int k = 0; k < shape.collectives; ++k) {
+            const std::int64_t from = at + 8000 * kUs + k * slot;
+            region(b, n.comm, n.all_reduce, from + (r % 8) * slot / 10, from + slot * 9 / 10, tid,
+                   id++);
+          }
+          Event backward_end = event(EventKind::kEnd, n.compute, n.backward, at + 9000 * kUs, tid);
+          backward_end.region_id = backward_id;
+          b.events.push_back(backward_end);
           region(b, n.framework, n.optimizer, at + 9000 * kUs, at + 9900 * kUs, tid, id++);
           Event step_end = event(EventKind::kEnd, n.compute, n.step, at + 9900 * kUs, tid);
           step_end.region_id = step_id;
@@ -114,8 +132,10 @@ const std::vector<DecodedBatch>& TrainingLoad::slice(std::int64_t index) {
     for (auto& b : batches_) {
       b.sent_at_ns += delta;
       b.seq = static_cast<std::uint64_t>(index);
-      for (auto& e : b.events)
+      for (auto& e : b.events) {
         e.ts_ns += delta;
+        if (e.kind == EventKind::kMark) e.value += (index - current_) * iterations_;
+      }
     }
     current_ = index;
   }

@@ -6,7 +6,10 @@
 // mark, GPU kernels as Complete on a stream thread) and two data-loader
 // workers (a collate region around POSIX reads), in 10 ms iterations, sent
 // as one batch per process per slice. Batches are built once and re-timed
-// for each slice, so generating load costs one add per event.
+// for each slice, so generating load costs one add per event. With
+// `collectives`, each iteration's backward ends in that many comm/all_reduce
+// calls whose arrivals are staggered by rank, as in data-parallel training:
+// the ranks that arrive first wait for their peers.
 
 #include <cstdint>
 #include <vector>
@@ -20,6 +23,7 @@ struct LoadShape {
   int ranks = 1;
   std::int64_t slice_ns = 100'000'000;  // one batch per process per slice
   int reads_per_worker = 38;            // per 10 ms iteration; 38 gives 10k events/s per rank
+  int collectives = 0;                  // comm calls per iteration (2 events each)
 };
 
 class TrainingLoad {
@@ -34,7 +38,8 @@ class TrainingLoad {
  private:
   LoadShape shape_;
   std::int64_t t0_ns_;
-  std::int64_t current_ = 0;  // the slice the batches are timed for
+  std::int64_t current_ = 0;     // the slice the batches are timed for
+  std::int64_t iterations_ = 0;  // per slice: step marks count on by this per slice
   std::vector<collector::DecodedBatch> batches_;
   std::uint64_t events_per_slice_ = 0;
 };

@@ -157,20 +157,26 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
 }
 
 std::vector<CommCall> RankTracker::comm_calls() const {
+  // Called for every rank with collectives at every tick: reads only the
+  // COMM regions' times, and sorts only what did not arrive in order (one
+  // thread's calls and marks usually do).
   std::vector<CommCall> calls;
-  timeline_.for_each_region([&](const TimelineEntry& e) {
-    if (e.mask & class_bit(EventClass::kComm)) calls.push_back({e.start_ns, e.end_ns, -1, 0});
-  });
+  timeline_.for_each_span_of(class_bit(EventClass::kComm),
+                             [&](std::int64_t start, std::int64_t end) {
+                               calls.push_back({start, end, -1, 0});
+                             });
   if (calls.empty()) return calls;
   std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (ts, value)
   const auto& marks = timeline_.marks();
   for (std::size_t i = 0; i < marks.size(); ++i) {
     if (marks[i].name == step_mark_) steps.emplace_back(marks[i].ts_ns, marks[i].value);
   }
-  std::sort(steps.begin(), steps.end());
-  std::sort(calls.begin(), calls.end(), [](const CommCall& a, const CommCall& b) {
+  if (!std::is_sorted(steps.begin(), steps.end())) std::sort(steps.begin(), steps.end());
+  const auto by_start = [](const CommCall& a, const CommCall& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  });
+  };
+  if (!std::is_sorted(calls.begin(), calls.end(), by_start))
+    std::sort(calls.begin(), calls.end(), by_start);
   std::size_t next = 0;
   std::int64_t step = -1;
   std::uint32_t ordinal = 0;
