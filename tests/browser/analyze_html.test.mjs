@@ -56,7 +56,10 @@ const chartFigures = (id) => tab.page.evaluate((chartId) => {
   for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) ++painted;
   // The labels on the axis are the ones uPlot was given.
   const labels = plot.data[0].map((i) => spec.bars[i].label);
-  return { labels, figures, uplot: plot instanceof window.uPlot, painted };
+  // uPlot returns a plain object whose root is the .uplot element it built.
+  const uplot = typeof window.uPlot === 'function' && plot.root?.classList.contains('uplot') &&
+    plot.root.parentElement?.id === chartId && plot.root.contains(canvas);
+  return { labels, figures, uplot, painted };
 }, id);
 
 const assertClose = (actual, expected, what) => {
