@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `stallwatch analyze --html`: the report page opened from file:// in
 // Chromium loads nothing but itself, shows the text report's sections, draws
-// its charts, agrees with the JSON report run on the same traces, and sorts
-// the operator table on a header click.
+// its charts with the dashboard's chart library (uPlot, inlined), agrees with
+// the JSON report run on the same traces (tables and charts), and sorts the
+// operator table on a header click.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +36,40 @@ const tableRows = (id) => tab.page.evaluate((tableId) => {
   const header = [...table.tHead.rows[0].cells].map((c) => c.textContent);
   return [...table.tBodies[0].rows].map((r) => Object.fromEntries([...r.cells].map((c, i) => [header[i], c.textContent])));
 }, id);
+
+// What a chart shows: its bar labels and, per series label, one figure per
+// bar (uPlot draws stacked sums; they are taken apart again), whether uPlot
+// drew it, and how many pixels of its canvas are painted.
+const chartFigures = (id) => tab.page.evaluate((chartId) => {
+  const chart = window.stallwatchCharts?.[chartId];
+  if (!chart) return null;
+  const { plot, spec } = chart;
+  const names = plot.series.slice(1).map((s) => s.label).reverse();
+  const sums = plot.data.slice(1).reverse();
+  const figures = {};
+  names.forEach((name, k) => {
+    figures[name] = sums[k].map((v, i) => v - (k > 0 ? sums[k - 1][i] : 0));
+  });
+  const canvas = document.querySelector(`#${chartId} .uplot canvas`);
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let painted = 0;
+  for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) ++painted;
+  // The labels on the axis are the ones uPlot was given.
+  const labels = plot.data[0].map((i) => spec.bars[i].label);
+  // uPlot returns a plain object whose root is the .uplot element it built.
+  const uplot = typeof window.uPlot === 'function' && plot.root?.classList.contains('uplot') &&
+    plot.root.parentElement?.id === chartId && plot.root.contains(canvas);
+  return { labels, figures, uplot, painted };
+}, id);
+
+const assertClose = (actual, expected, what) => {
+  assert.ok(Array.isArray(actual), `${what}: no such series`);
+  assert.equal(actual.length, expected.length, what);
+  actual.forEach((a, i) => {
+    const e = Math.max(expected[i], 0);
+    assert.ok(Math.abs(a - e) <= 1e-6 * Math.max(1, Math.abs(e)), `${what} [${i}]: chart ${a}, report ${e}`);
+  });
+};
 
 describe('stallwatch analyze --html in Chromium', { concurrency: 1 }, () => {
   before(async () => {
@@ -81,13 +116,46 @@ describe('stallwatch analyze --html in Chromium', { concurrency: 1 }, () => {
     assert.equal(job.QPS, report.hta.steps.job_qps.toFixed(1));
   });
 
-  test('the temporal and idle charts are drawn', async () => {
-    const bars = await tab.page.evaluate(() => [...document.querySelectorAll('#hta-temporal-chart rect[data-series]')]
-      .map((r) => r.getBBox().width));
-    assert.equal(bars.length, 3 * report.hta.ranks.length);
-    assert.ok(bars.every((w) => w >= 0) && bars.some((w) => w > 100), `bar widths ${bars}`);
-    const idle = await tab.page.locator('#hta-idle-chart rect[data-series]').count();
-    assert.ok(idle > 0);
+  test('the charts are drawn by uPlot and carry the JSON report\'s figures', async () => {
+    const temporal = await chartFigures('hta-temporal-chart');
+    const ranks = report.hta.ranks.filter((r) => r.gpu_events > 0);
+    assert.deepEqual(temporal.labels, ranks.map((r) => `rank ${r.rank}`));
+    assertClose(temporal.figures['compute (%)'], ranks.map((r) => r.compute_time_pctg), 'compute %');
+    assertClose(temporal.figures['non-compute (%)'], ranks.map((r) => r.non_compute_time_pctg), 'non-compute %');
+    assertClose(temporal.figures['idle (%)'], ranks.map((r) => r.idle_time_pctg), 'idle %');
+
+    const idle = await chartFigures('hta-idle-chart');
+    const streams = report.hta.ranks.flatMap((r) => r.idle_by_stream.map((s) => ({ rank: r.rank, ...s })));
+    assert.deepEqual(idle.labels, streams.map((s) => `rank ${s.rank} stream ${s.stream}`));
+    assertClose(idle.figures['host wait (µs)'], streams.map((s) => s.host_wait_us), 'host wait');
+    assertClose(idle.figures['kernel wait (µs)'], streams.map((s) => s.kernel_wait_us), 'kernel wait');
+    assertClose(idle.figures['other (µs)'], streams.map((s) => s.other_us), 'other');
+
+    const kernels = await chartFigures('hta-kernel-chart');
+    const types = report.hta.kernel_breakdown.kernel_types;
+    assert.deepEqual(kernels.labels, types.map((t) => t.kernel_type));
+    assertClose(kernels.figures['time (µs)'], types.map((t) => t.sum_us), 'kernel type time');
+
+    // The top 10 operators of each rank, CPU overheads summed over calls.
+    const overheads = await chartFigures('hta-overhead-chart');
+    const shown = [];
+    const perRank = new Map();
+    for (const op of report.hta.operator_attribution.operators) {
+      const n = perRank.get(op.rank) ?? 0;
+      perRank.set(op.rank, n + 1);
+      if (n < 10) shown.push(op);
+    }
+    assert.equal(overheads.labels.length, shown.length);
+    const total = (o) => o.mean_us * o.count;
+    assertClose(overheads.figures['T1 gap before (µs)'], shown.map((op) => total(op.t1_gap_before)), 'T1');
+    assertClose(overheads.figures['T2 to first launch (µs)'], shown.map((op) => total(op.t2_to_first_launch)), 'T2');
+    assertClose(overheads.figures['T3 after last launch (µs)'], shown.map((op) => total(op.t3_after_last_launch)), 'T3');
+    assertClose(overheads.figures['T5 between launches (µs)'], shown.map((op) => total(op.t5_between_launches)), 'T5');
+
+    for (const chart of [temporal, idle, kernels, overheads]) {
+      assert.equal(chart.uplot, true, 'drawn by uPlot');
+      assert.ok(chart.painted > 1000, `${chart.painted} pixels painted`);
+    }
     await tab.screenshot('analyze-report', { fullPage: true });
   });
 

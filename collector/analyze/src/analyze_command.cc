@@ -47,7 +47,7 @@ struct AnalyzeOptions {
   std::size_t threads = 0;  // 0: one per available CPU
   std::int64_t batch_size = 0;
   std::optional<std::string> html;
-  std::optional<std::string> et;
+  std::vector<std::string> et;  // [RANK=]FILE each
   std::optional<std::int64_t> et_rank;
 };
 
@@ -86,10 +86,13 @@ std::unique_ptr<CLI::App> analyze_app(AnalyzeOptions& o) {
   app->add_option("--html", o.html, "also write the report as one self-contained HTML page to FILE")
       ->type_name("FILE");
   app->add_option("--et", o.et,
-                  "PyTorch Execution Trace (JSON, .gz) collected with the Kineto trace: adds ET "
-                  "node ids and input shapes to the operator table")
-      ->type_name("FILE");
-  app->add_option("--et-rank", o.et_rank, "the Kineto rank --et belongs to (default: the first)")
+                  "PyTorch Execution Trace (JSON, .gz) collected with the Kineto trace of rank "
+                  "N: adds ET node ids and input shapes to the operator table; repeat for several "
+                  "ranks. Without N=, the rank whose host operators ran in the ET's pid")
+      ->type_name("[N=]FILE");
+  app->add_option("--et-rank", o.et_rank,
+                  "the Kineto rank of a single --et FILE (default: the rank with its pid, else "
+                  "the first)")
       ->type_name("N");
   app->footer(kFooter);
   return app;
@@ -207,30 +210,40 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
     report.dftracer = std::move(summary);
   }
   if (!hta_ranks.empty()) report.hta = hta_breakdown(hta_ranks);
-  if (options.et) {
+  if (!options.et.empty()) {
     if (!report.hta || report.hta->ranks.empty()) {
       err << "stallwatch analyze: --et needs a Kineto trace to join\n";
       return 2;
     }
-    const std::int64_t rank = options.et_rank.value_or(report.hta->ranks.front().rank);
-    bool known = false;
-    for (const HtaRankBreakdown& r : report.hta->ranks)
-      known |= r.rank == rank;
-    if (!known) {
-      err << "stallwatch analyze: --et-rank " << rank << ": no Kineto trace of that rank\n";
+    if (options.et_rank && options.et.size() > 1) {
+      err << "stallwatch analyze: --et-rank goes with a single --et; write --et N=FILE\n";
       return 2;
     }
-    ExecutionTrace et;
-    if (auto problem = read_execution_trace(*options.et, et); !problem.empty()) {
-      err << "stallwatch analyze: " << problem << "\n";
-      return 1;
+    std::vector<ExecutionTrace> traces(options.et.size());
+    std::vector<std::optional<std::int64_t>> given_ranks;
+    for (std::size_t i = 0; i < options.et.size(); ++i) {
+      const EtArgument arg = parse_et_argument(options.et[i]);
+      if (auto problem = read_execution_trace(arg.file, traces[i]); !problem.empty()) {
+        err << "stallwatch analyze: " << problem << "\n";
+        return 1;
+      }
+      given_ranks.push_back(arg.rank ? arg.rank : options.et_rank);
     }
-    report.et = join_execution_trace(et, rank, *report.hta);
-    if (!report.et->overlap) {
-      err << "warning: " << *options.et << " and the Kineto trace of rank " << rank
-          << " were not collected together (ET record-function ids " << report.et->et_min_rf_id
-          << ".." << report.et->et_max_rf_id << ", Kineto External ids " << report.et->kineto_min_id
-          << ".." << report.et->kineto_max_id << "): nothing joined\n";
+    std::string problem;
+    const std::vector<std::int64_t> resolved = et_ranks(traces, given_ranks, *report.hta, problem);
+    if (!problem.empty()) {
+      err << "stallwatch analyze: " << problem << "\n";
+      return 2;
+    }
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+      const EtJoin& join =
+          report.et.emplace_back(join_execution_trace(traces[i], resolved[i], *report.hta));
+      if (!join.overlap) {
+        err << "warning: " << join.file << " and the Kineto trace of rank " << join.rank
+            << " were not collected together (ET record-function ids " << join.et_min_rf_id << ".."
+            << join.et_max_rf_id << ", Kineto External ids " << join.kineto_min_id << ".."
+            << join.kineto_max_id << "): nothing joined\n";
+      }
     }
   }
   if (view) report.engine = view->finish();

@@ -24,7 +24,7 @@ struct AnalyzeReport {
   std::optional<DfJobSummary> dftracer;    // when dftracer files were given
   std::optional<HtaBreakdown> hta;         // when Kineto files were given
   std::int64_t batch_size = 0;             // samples per rank and step; 0: unknown
-  std::optional<EtJoin> et;                // when an Execution Trace was joined
+  std::vector<EtJoin> et;                  // one per Execution Trace joined, one rank each
   std::shared_ptr<const Snapshot> engine;  // stallwatch's own view
 };
 

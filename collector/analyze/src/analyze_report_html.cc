@@ -3,11 +3,14 @@
 
 #include "analyze_report.h"
 #include "html_writer.h"
+#include "report_charts.h"
+#include "report_rows.h"
 #include "traces/text_table.h"
 
 // The HTML report: the text report's sections as tables, in one file that
-// needs nothing else (inline style, inline SVG charts, one inline script that
-// sorts the operator table; no fetch, no external resource).
+// needs nothing else (inline style, charts drawn by the dashboard's chart
+// library inlined into the page, one inline script that sorts the operator
+// table; no fetch, no external resource).
 
 namespace stallwatch::collector {
 
@@ -20,7 +23,7 @@ table{border-collapse:collapse;margin:6px 0 14px}
 th,td{border:1px solid #ccc;padding:3px 8px;max-width:48em;overflow-wrap:anywhere}th{background:#f2f2f2}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 table.sortable th{cursor:pointer}
-svg.chart text{font:12px system-ui,sans-serif;fill:#222}
+div.chart{margin:8px 0 18px}
 p.note{color:#555;max-width:70em}
 )css";
 
@@ -45,6 +48,13 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
   });
 });
 )js";
+
+HtmlTable html_table(const ReportRows& rows, std::string id) {
+  HtmlTable table(rows.header, std::move(id));
+  for (const std::vector<std::string>& row : rows.rows)
+    table.row(row);
+  return table;
+}
 
 std::string pct(double ratio) {
   return std::isnan(ratio) ? "-" : fixed(100.0 * ratio, 1);
@@ -81,34 +91,23 @@ void write_dftracer(const DfJobSummary& s, std::ostream& out) {
   out << "</section>\n";
 }
 
-void write_temporal(const HtaBreakdown& h, std::ostream& out) {
+void write_temporal(const HtaBreakdown& h, std::vector<HtmlChart>& charts, std::ostream& out) {
   out << "<section id=\"hta-temporal\"><h2>HTA temporal breakdown</h2>\n<p class=\"note\">Kineto, "
       << h.ranks.size() << " rank(s); µs";
   if (h.dropped_last_step) out << "; last of " << h.profiler_steps << " profiler steps dropped";
   out << "</p>\n";
-  HtmlTable table({"rank", "idle", "compute", "non-compute", "span", "idle %", "compute %",
-                   "non-compute %", "comm-comp overlap %"},
-                  "hta-temporal-table");
+  html_table(hta_temporal_rows(h), "hta-temporal-table").write(out);
   std::vector<HtmlBar> bars;
   for (const HtaRankBreakdown& r : h.ranks) {
-    if (r.gpu_events == 0) {
-      table.row({std::to_string(r.rank), "-", "-", "-", "-", "-", "-", "-", "-"});
-      continue;
-    }
-    table.row({std::to_string(r.rank), micros_from_ns(r.idle_ns), micros_from_ns(r.compute_ns),
-               micros_from_ns(r.non_compute_ns), micros_from_ns(r.span_ns), fixed(r.idle_pct, 2),
-               fixed(r.compute_pct, 2), fixed(r.non_compute_pct, 2),
-               r.has_comm ? fixed(r.comm_comp_overlap_pct, 2) : "-"});
+    if (r.gpu_events == 0) continue;
     bars.push_back(
         {"rank " + std::to_string(r.rank), {r.compute_pct, r.non_compute_pct, r.idle_pct}});
   }
-  table.write(out);
-  write_svg_bars(out, "hta-temporal-chart", "%", {"compute", "non-compute", "idle"}, bars, 100);
+  write_chart_placeholder(
+      out,
+      charts.emplace_back(HtmlChart{
+          "hta-temporal-chart", "%", {"compute", "non-compute", "idle"}, std::move(bars), 100}));
   out << "</section>\n";
-}
-
-std::string step_us(const HtaRankSteps& s, double us) {
-  return s.steps > 0 ? fixed(us, 1) : "-";
 }
 
 void write_steps(const HtaBreakdown& h, std::int64_t batch_size, std::ostream& out) {
@@ -120,45 +119,36 @@ void write_steps(const HtaBreakdown& h, std::int64_t batch_size, std::ostream& o
     out << "QPS needs --batch-size";
   }
   out << "</p>\n";
-  HtmlTable steps({"rank", "steps", "mean", "p50", "max", "total", "QPS"}, "hta-steps-table");
-  for (const HtaRankSteps& s : h.steps) {
-    const auto qps = hta_rank_qps(s, batch_size);
-    steps.row({std::to_string(s.rank), std::to_string(s.steps), step_us(s, s.mean_us),
-               step_us(s, s.p50_us), step_us(s, s.max_us), std::to_string(s.total_us),
-               qps ? fixed(*qps, 1) : "-"});
-  }
-  if (const auto job = hta_job_qps(h.steps, batch_size))
-    steps.row({"job", "", "", "", "", "", fixed(*job, 1)});
-  steps.write(out);
+  html_table(hta_steps_rows(h, batch_size), "hta-steps-table").write(out);
   out << "</section>\n";
 }
 
-void write_idle(const HtaBreakdown& h, std::ostream& out) {
+void write_idle(const HtaBreakdown& h, std::vector<HtmlChart>& charts, std::ostream& out) {
   out << "<section id=\"hta-idle\"><h2>Idle time by stream</h2>\n<p class=\"note\">µs; kernel "
          "wait = gap under 30 µs</p>\n";
-  HtmlTable streams({"rank", "stream", "host wait", "kernel wait", "other"}, "hta-idle-table");
+  html_table(hta_idle_rows(h), "hta-idle-table").write(out);
   std::vector<HtmlBar> bars;
   for (const HtaRankBreakdown& r : h.ranks) {
     for (const HtaStreamIdle& s : r.streams) {
-      streams.row({std::to_string(r.rank), std::to_string(s.stream), micros_from_ns(s.host_wait_ns),
-                   micros_from_ns(s.kernel_wait_ns), micros_from_ns(s.other_ns)});
       bars.push_back(
           {"rank " + std::to_string(r.rank) + " stream " + std::to_string(s.stream),
            {static_cast<double>(s.host_wait_ns) / 1e3, static_cast<double>(s.kernel_wait_ns) / 1e3,
             static_cast<double>(s.other_ns) / 1e3}});
     }
   }
-  streams.write(out);
-  write_svg_bars(out, "hta-idle-chart", "µs", {"host wait", "kernel wait", "other"}, bars);
+  write_chart_placeholder(
+      out, charts.emplace_back(HtmlChart{
+               "hta-idle-chart", "µs", {"host wait", "kernel wait", "other"}, std::move(bars), 0}));
   out << "</section>\n";
 }
 
-void write_kernels(const HtaBreakdown& h, std::ostream& out) {
+void write_kernels(const HtaBreakdown& h, std::vector<HtmlChart>& charts, std::ostream& out) {
   out << "<section id=\"hta-kernels\"><h2>Kernel types</h2>\n<p class=\"note\">µs, all ranks</p>\n";
-  HtmlTable types({"kernel type", "time", "%"}, "hta-kernel-types");
+  html_table(hta_kernel_type_rows(h), "hta-kernel-types").write(out);
+  HtmlChart chart{"hta-kernel-chart", "µs", {"time"}, {}, 0};
   for (const HtaKernelTypeTime& t : h.kernels.types)
-    types.row({t.kernel_type, std::to_string(t.sum_us), fixed(t.percentage, 1)});
-  types.write(out);
+    chart.bars.push_back({t.kernel_type, {static_cast<double>(t.sum_us)}});
+  write_chart_placeholder(out, charts.emplace_back(std::move(chart)));
   HtmlTable kernels({"rank", "kernel type", "kernel", "sum", "mean", "min", "max"},
                     "hta-top-kernels");
   for (const HtaKernelStat& s : h.kernels.kernels) {
@@ -173,27 +163,9 @@ void write_kernels(const HtaBreakdown& h, std::ostream& out) {
 void write_launches(const HtaBreakdown& h, std::ostream& out) {
   out << "<section id=\"hta-launches\"><h2>CUDA kernel launches</h2>\n<p class=\"note\">µs; "
          "short: kernel shorter than its launch call</p>\n";
-  HtmlTable launches({"rank", "launches", "call mean", "call p50", "kernel mean", "delay mean",
-                      "delay p50", "short", "calls > 50", "delay > 100"},
-                     "hta-launches-table");
-  for (const HtaLaunchStats& s : h.launch_stats) {
-    launches.row({std::to_string(s.rank), std::to_string(s.launches.size()),
-                  fixed(s.cpu_duration.mean, 1), fixed(s.cpu_duration.p50, 1),
-                  fixed(s.gpu_duration.mean, 1), fixed(s.launch_delay.mean, 1),
-                  fixed(s.launch_delay.p50, 1), std::to_string(s.short_kernels),
-                  std::to_string(s.long_launches), std::to_string(s.late_starts)});
-  }
-  launches.write(out);
+  html_table(hta_launch_rows(h), "hta-launches-table").write(out);
   out << "</section>\n<section id=\"hta-queues\"><h2>Queue length by stream</h2>\n";
-  HtmlTable queues({"rank", "stream", "steps", "mean", "p50", "max", "µs at max"},
-                   "hta-queues-table");
-  for (const HtaQueueLength& q : h.queue_lengths) {
-    queues.row({std::to_string(q.rank), std::to_string(q.stream),
-                std::to_string(q.queue_length.count), fixed(q.queue_length.mean, 2),
-                fixed(q.queue_length.p50, 1), fixed(q.queue_length.max, 0),
-                std::to_string(q.blocked_us)});
-  }
-  queues.write(out);
+  html_table(hta_queue_rows(h), "hta-queues-table").write(out);
   out << "</section>\n";
 }
 
@@ -204,22 +176,25 @@ std::string joined(const std::vector<std::string>& values, std::string_view sepa
   return out;
 }
 
-void write_operators(const HtaBreakdown& h, const std::optional<EtJoin>& et, std::ostream& out) {
+void write_operators(const HtaBreakdown& h, const std::vector<EtJoin>& ets,
+                     std::vector<HtmlChart>& charts, std::ostream& out) {
   out << "<section id=\"hta-operators\"><h2>Top-level operators</h2>\n<p class=\"note\">µs; T1 "
          "gap before, T2 to first launch, T3 after last launch, T5 between launches, start: to "
          "the first device activity; means. Click a column to sort.</p>\n";
   std::vector<std::string> header{"rank", "operator", "calls", "host", "device",
                                   "T1",   "T2",       "T3",    "T5",   "start"};
-  const bool with_et = et && et->overlap;
+  bool with_et = false;
+  for (const EtJoin& et : ets)
+    with_et |= et.overlap;
   if (with_et) {
     header.push_back("ET nodes");
     header.push_back("input shapes");
   }
-  if (et) {
-    out << "<p class=\"note\" id=\"et-join\">Execution Trace " << html_escape(et->file)
-        << " on rank " << et->rank << ": ";
-    if (with_et) {
-      out << et->joined << " of " << et->kineto_operators
+  for (const EtJoin& et : ets) {
+    out << "<p class=\"note et-join\" data-rank=\"" << et.rank << "\">Execution Trace "
+        << html_escape(et.file) << " on rank " << et.rank << ": ";
+    if (et.overlap) {
+      out << et.joined << " of " << et.kineto_operators
           << " top-level calls joined by record-function id";
     } else {
       out << "not collected together with the Kineto trace; nothing joined";
@@ -261,16 +236,15 @@ void write_operators(const HtaBreakdown& h, const std::optional<EtJoin>& et, std
     bars.push_back({"rank " + std::to_string(s.rank) + " " + s.name.substr(0, 18),
                     {total(s.t1), total(s.t2), total(s.t3), total(s.t5)}});
   }
-  write_svg_bars(
-      out, "hta-overhead-chart", "µs",
-      {"T1 gap before", "T2 to first launch", "T3 after last launch", "T5 between launches"}, bars);
+  write_chart_placeholder(
+      out, charts.emplace_back(HtmlChart{"hta-overhead-chart",
+                                         "µs",
+                                         {"T1 gap before", "T2 to first launch",
+                                          "T3 after last launch", "T5 between launches"},
+                                         std::move(bars),
+                                         0}));
   out << "<h3>Launch calls (T4, µs)</h3>\n";
-  HtmlTable t4({"rank", "launch", "calls", "mean", "p50", "p95"}, "hta-launch-calls");
-  for (const HtaLaunchOverhead& l : h.operators.launches) {
-    t4.row({std::to_string(l.rank), l.name, std::to_string(l.t4.count), fixed(l.t4.mean_us, 1),
-            fixed(l.t4.p50_us, 1), fixed(l.t4.p95_us, 1)});
-  }
-  t4.write(out);
+  html_table(hta_launch_call_rows(h), "hta-launch-calls").write(out);
   out << "</section>\n";
 }
 
@@ -309,22 +283,26 @@ void write_report_html(const AnalyzeReport& report, std::ostream& out) {
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
          "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
          "<title>stallwatch analyze</title><style>"
-      << kStyle << "</style></head><body>\n<h1>stallwatch analyze</h1>\n<section id=\"inputs\">"
+      << kStyle << "</style>\n";
+  write_chart_style(out);
+  out << "</head><body>\n<h1>stallwatch analyze</h1>\n<section id=\"inputs\">"
       << "<p>" << report.files.size() << " file(s), " << events << " events, " << malformed
       << " malformed; classes: " << html_escape(report.mapping) << "</p><ul>\n";
   for (const std::string& f : report.files)
     out << "<li>" << html_escape(f) << "</li>\n";
   out << "</ul></section>\n";
   if (report.dftracer) write_dftracer(*report.dftracer, out);
+  std::vector<HtmlChart> charts;
   if (report.hta) {
-    write_temporal(*report.hta, out);
+    write_temporal(*report.hta, charts, out);
     write_steps(*report.hta, report.batch_size, out);
-    write_idle(*report.hta, out);
-    write_kernels(*report.hta, out);
+    write_idle(*report.hta, charts, out);
+    write_kernels(*report.hta, charts, out);
     write_launches(*report.hta, out);
-    write_operators(*report.hta, report.et, out);
+    write_operators(*report.hta, report.et, charts, out);
   }
   if (report.engine) write_engine(*report.engine, out);
+  write_chart_scripts(out, charts);
   out << "<script>" << kSortScript << "</script>\n</body></html>\n";
 }
 

@@ -304,7 +304,12 @@ void write_report_json(const AnalyzeReport& report, std::ostream& out) {
   if (report.dftracer) doc["dfanalyzer"] = dftracer(*report.dftracer);
   if (report.hta) {
     doc["hta"] = hta(*report.hta, report.batch_size);
-    doc["hta"]["execution_trace"] = report.et ? et_join(*report.et) : json(nullptr);
+    json joins = json::array();
+    for (const EtJoin& et : report.et)
+      joins.push_back(et_join(et));
+    // The first join stays under its old key for readers of one --et.
+    doc["hta"]["execution_trace"] = report.et.empty() ? json(nullptr) : joins.front();
+    doc["hta"]["execution_traces"] = std::move(joins);
   }
   if (report.engine) doc["stallwatch"] = engine(*report.engine);
   out << doc.dump(2) << "\n";

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "analyze_report.h"
+#include "report_rows.h"
 #include "traces/text_table.h"
 
 namespace stallwatch::collector {
@@ -84,27 +85,18 @@ void write_dftracer(const DfJobSummary& s, std::ostream& out) {
   ranks.print(out, "  ");
 }
 
-std::string step_us(const HtaRankSteps& s, double us) {
-  return s.steps > 0 ? fixed(us, 1) : "-";
+void print_rows(const ReportRows& rows, std::ostream& out) {
+  TextTable table(rows.header);
+  for (const std::vector<std::string>& row : rows.rows)
+    table.row(row);
+  table.print(out, "  ");
 }
 
 void write_hta(const HtaBreakdown& h, std::int64_t batch_size, std::ostream& out) {
   out << "\nHTA temporal breakdown: Kineto, " << h.ranks.size() << " rank(s); µs";
   if (h.dropped_last_step) out << "; last of " << h.profiler_steps << " profiler steps dropped";
   out << "\n";
-  TextTable table({"rank", "idle", "compute", "non-compute", "span", "idle %", "compute %",
-                   "non-compute %", "comm-comp overlap %"});
-  for (const HtaRankBreakdown& r : h.ranks) {
-    if (r.gpu_events == 0) {
-      table.row({std::to_string(r.rank), "-", "-", "-", "-", "-", "-", "-", "-"});
-      continue;
-    }
-    table.row({std::to_string(r.rank), micros_from_ns(r.idle_ns), micros_from_ns(r.compute_ns),
-               micros_from_ns(r.non_compute_ns), micros_from_ns(r.span_ns), fixed(r.idle_pct, 2),
-               fixed(r.compute_pct, 2), fixed(r.non_compute_pct, 2),
-               r.has_comm ? fixed(r.comm_comp_overlap_pct, 2) : "-"});
-  }
-  table.print(out);
+  print_rows(hta_temporal_rows(h), out);
   out << "\n  steps (ProfilerStep#N, µs";
   if (batch_size > 0) {
     out << "; QPS = " << batch_size << " samples per rank and step / mean step time";
@@ -112,54 +104,15 @@ void write_hta(const HtaBreakdown& h, std::int64_t batch_size, std::ostream& out
     out << "; QPS needs --batch-size";
   }
   out << "):\n";
-  TextTable steps({"rank", "steps", "mean", "p50", "max", "total", "QPS"});
-  for (const HtaRankSteps& s : h.steps) {
-    const auto qps = hta_rank_qps(s, batch_size);
-    steps.row({std::to_string(s.rank), std::to_string(s.steps), step_us(s, s.mean_us),
-               step_us(s, s.p50_us), step_us(s, s.max_us), std::to_string(s.total_us),
-               qps ? fixed(*qps, 1) : "-"});
-  }
-  if (const auto job = hta_job_qps(h.steps, batch_size)) {
-    steps.row({"job", "", "", "", "", "", fixed(*job, 1)});
-  }
-  steps.print(out, "  ");
+  print_rows(hta_steps_rows(h, batch_size), out);
   out << "\n  idle time by stream (µs; kernel wait = gap under 30 µs):\n";
-  TextTable streams({"rank", "stream", "host wait", "kernel wait", "other"});
-  for (const HtaRankBreakdown& r : h.ranks) {
-    for (const HtaStreamIdle& s : r.streams) {
-      streams.row({std::to_string(r.rank), std::to_string(s.stream), micros_from_ns(s.host_wait_ns),
-                   micros_from_ns(s.kernel_wait_ns), micros_from_ns(s.other_ns)});
-    }
-  }
-  streams.print(out, "  ");
-
+  print_rows(hta_idle_rows(h), out);
   out << "\n  kernel types (µs, all ranks):\n";
-  TextTable types({"kernel type", "time", "%"});
-  for (const HtaKernelTypeTime& t : h.kernels.types)
-    types.row({t.kernel_type, std::to_string(t.sum_us), fixed(t.percentage, 1)});
-  types.print(out, "  ");
-
+  print_rows(hta_kernel_type_rows(h), out);
   out << "\n  CUDA kernel launches (µs; short: kernel shorter than its launch call):\n";
-  TextTable launches({"rank", "launches", "call mean", "call p50", "kernel mean", "delay mean",
-                      "delay p50", "short", "calls > 50", "delay > 100"});
-  for (const HtaLaunchStats& s : h.launch_stats) {
-    launches.row({std::to_string(s.rank), std::to_string(s.launches.size()),
-                  fixed(s.cpu_duration.mean, 1), fixed(s.cpu_duration.p50, 1),
-                  fixed(s.gpu_duration.mean, 1), fixed(s.launch_delay.mean, 1),
-                  fixed(s.launch_delay.p50, 1), std::to_string(s.short_kernels),
-                  std::to_string(s.long_launches), std::to_string(s.late_starts)});
-  }
-  launches.print(out, "  ");
-
+  print_rows(hta_launch_rows(h), out);
   out << "\n  queue length by stream:\n";
-  TextTable queues({"rank", "stream", "steps", "mean", "p50", "max", "µs at max"});
-  for (const HtaQueueLength& q : h.queue_lengths) {
-    queues.row({std::to_string(q.rank), std::to_string(q.stream),
-                std::to_string(q.queue_length.count), fixed(q.queue_length.mean, 2),
-                fixed(q.queue_length.p50, 1), fixed(q.queue_length.max, 0),
-                std::to_string(q.blocked_us)});
-  }
-  queues.print(out, "  ");
+  print_rows(hta_queue_rows(h), out);
 
   out << "\n  top-level operators (µs; T1 gap before, T2 to first launch, T3 after last "
          "launch, T5 between launches, start: to the first device activity; means):\n";
@@ -178,12 +131,7 @@ void write_hta(const HtaBreakdown& h, std::int64_t batch_size, std::ostream& out
   }
   ops.print(out, "  ");
   out << "\n  launch calls (T4, µs):\n";
-  TextTable t4({"rank", "launch", "calls", "mean", "p50", "p95"});
-  for (const HtaLaunchOverhead& l : h.operators.launches) {
-    t4.row({std::to_string(l.rank), l.name, std::to_string(l.t4.count), fixed(l.t4.mean_us, 1),
-            fixed(l.t4.p50_us, 1), fixed(l.t4.p95_us, 1)});
-  }
-  t4.print(out, "  ");
+  print_rows(hta_launch_call_rows(h), out);
 }
 
 void write_et(const EtJoin& et, const HtaBreakdown& h, std::ostream& out) {
@@ -265,7 +213,10 @@ void write_report_text(const AnalyzeReport& report, std::ostream& out) {
       << " malformed; classes: " << report.mapping << "\n";
   if (report.dftracer) write_dftracer(*report.dftracer, out);
   if (report.hta) write_hta(*report.hta, report.batch_size, out);
-  if (report.hta && report.et) write_et(*report.et, *report.hta, out);
+  if (report.hta) {
+    for (const EtJoin& et : report.et)
+      write_et(et, *report.hta, out);
+  }
   if (report.engine) write_engine(*report.engine, out);
 }
 

@@ -95,4 +95,59 @@ EtJoin join_execution_trace(const ExecutionTrace& et, std::int64_t rank, HtaBrea
   return join;
 }
 
+EtArgument parse_et_argument(const std::string& argument) {
+  EtArgument out{std::nullopt, argument};
+  const auto eq = argument.find('=');
+  if (eq == std::string::npos || eq == 0 || eq > 9) return out;
+  for (std::size_t i = 0; i < eq; ++i) {
+    if (argument[i] < '0' || argument[i] > '9') return out;
+  }
+  out.rank = std::stoll(argument.substr(0, eq));
+  out.file = argument.substr(eq + 1);
+  return out;
+}
+
+std::vector<std::int64_t> et_ranks(const std::vector<ExecutionTrace>& traces,
+                                   const std::vector<std::optional<std::int64_t>>& given,
+                                   const HtaBreakdown& hta, std::string& problem) {
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const ExecutionTrace& et = traces[i];
+    std::optional<std::int64_t> rank = given[i];
+    if (rank) {
+      bool known = false;
+      for (const HtaRankBreakdown& r : hta.ranks)
+        known |= r.rank == *rank;
+      if (!known) {
+        problem = et.file + ": rank " + std::to_string(*rank) + ": no Kineto trace of that rank";
+        return {};
+      }
+    } else {
+      std::size_t matches = 0;
+      for (const HtaRankBreakdown& r : hta.ranks) {
+        if (et.pid < 0 || r.host_pid != et.pid) continue;
+        ++matches;
+        rank = r.rank;
+      }
+      if (matches > 1) {
+        problem = et.file + ": several Kineto ranks ran in its pid " + std::to_string(et.pid) +
+                  "; write --et N=FILE";
+        return {};
+      }
+      if (matches == 0 && traces.size() == 1) rank = hta.ranks.front().rank;
+      if (!rank) {
+        problem = et.file + ": no Kineto rank ran in its pid " + std::to_string(et.pid) +
+                  "; write --et N=FILE";
+        return {};
+      }
+    }
+    if (std::find(out.begin(), out.end(), *rank) != out.end()) {
+      problem = et.file + ": rank " + std::to_string(*rank) + " already has an Execution Trace";
+      return {};
+    }
+    out.push_back(*rank);
+  }
+  return out;
+}
+
 }  // namespace stallwatch::collector

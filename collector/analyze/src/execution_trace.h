@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -59,5 +60,23 @@ struct EtJoin {
 // rows' et_nodes, input_shapes and input_types from the ET nodes whose rf_id
 // equals a call's External id, when the two overlap (see EtJoin).
 EtJoin join_execution_trace(const ExecutionTrace& et, std::int64_t rank, HtaBreakdown& hta);
+
+// One --et argument: "FILE" or "N=FILE" (N a rank, decimal digits only, so
+// a file name with '=' elsewhere stays a file name).
+struct EtArgument {
+  std::optional<std::int64_t> rank;
+  std::string file;
+};
+EtArgument parse_et_argument(const std::string& argument);
+
+// The Kineto rank each of `traces` belongs to: `given[i]` when set, else the
+// one rank whose host operators ran in the ET's process (ET "pid" equals the
+// pid of the Kineto trace's cpu_op events: the observer and the profiler run
+// in the same process), else, for a single ET, the first rank. Fills
+// `problem` (and returns nothing useful) when a rank is unknown, an ET
+// matches no rank or several, or two ETs claim the same rank.
+std::vector<std::int64_t> et_ranks(const std::vector<ExecutionTrace>& traces,
+                                   const std::vector<std::optional<std::int64_t>>& given,
+                                   const HtaBreakdown& hta, std::string& problem);
 
 }  // namespace stallwatch::collector

@@ -66,6 +66,7 @@ HtaBreakdown temporal_and_idle(const HtaTrace& trace) {
     rank.file = rows.file;
     rank.min_external_id = rows.min_external_id;
     rank.max_external_id = rows.max_external_id;
+    rank.host_pid = rows.host_pid;
     const std::vector<HtaGpuRow>& gpu = rows.gpu;
     rank.gpu_events = gpu.size();
     if (gpu.empty()) {

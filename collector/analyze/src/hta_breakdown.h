@@ -42,6 +42,7 @@ struct HtaRankBreakdown {
   std::vector<HtaStreamIdle> streams;  // sorted by stream
   std::int64_t min_external_id = -1;   // Kineto "External id" range; -1: none
   std::int64_t max_external_id = -1;
+  std::int64_t host_pid = -1;  // the process of its host operators; -1: none
 };
 
 struct HtaBreakdown {

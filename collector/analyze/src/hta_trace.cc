@@ -64,6 +64,7 @@ void HtaTraceCollector::add(const TraceEvent& event) {
   row.index = event.index;
   row.tid = event.tid;
   row.op = !gpu && event.cat == "cpu_op";
+  if (row.op && host_pid_ < 0) host_pid_ = event.pid;
   row.external_id = event.external_id;
   // CPU rows matter only as launches, operators, ProfilerSteps, or as row 0.
   if (!gpu && !row.op && event.correlation == -1 && event.index != 0 &&
@@ -109,6 +110,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     rank.file = trace.file_;
     rank.min_external_id = trace.min_external_id_;
     rank.max_external_id = trace.max_external_id_;
+    rank.host_pid = trace.host_pid_;
 
     // CPU launches by correlation (the last one in file order wins).
     std::unordered_map<std::int64_t, std::size_t> launch_of;

@@ -50,6 +50,7 @@ class HtaTraceCollector {
   std::unordered_map<std::string, std::uint32_t> name_ids_;
   std::int64_t min_external_id_ = -1;  // over every event; -1: none
   std::int64_t max_external_id_ = -1;
+  std::int64_t host_pid_ = -1;  // pid of the first host operator; -1: none
 };
 
 // A device row HTA keeps, in ns.
@@ -104,6 +105,7 @@ struct HtaRankTrace {
   std::vector<HtaStepRow> steps;      // in file order
   std::int64_t min_external_id = -1;  // over every event of the file; -1: none
   std::int64_t max_external_id = -1;
+  std::int64_t host_pid = -1;  // the process of its host operators; -1: none
 };
 
 // Every rank, filtered the way HTA's Trace does on load. Built once from the

@@ -1,33 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "html_writer.h"
 
-#include <algorithm>
-#include <array>
-#include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "traces/text_table.h"
 
 namespace stallwatch::collector {
 
 namespace {
-
-constexpr std::array<std::string_view, 6> kColors = {"#4e79a7", "#f28e2b", "#bab0ac",
-                                                     "#e15759", "#76b7b2", "#59a14f"};
-constexpr int kLabelWidth = 150;
-constexpr int kBarWidth = 600;
-constexpr int kBarHeight = 22;
-constexpr int kGap = 6;
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-// Room for one legend entry: swatch, label (about 8 px a character), gap.
-int legend_width(const std::string& label) {
-  return 16 + 8 * static_cast<int>(label.size()) + 20;
-}
 
 bool looks_numeric(std::string_view cell) {
   if (cell.empty()) return false;
@@ -89,50 +69,39 @@ void HtmlTable::write(std::ostream& out, bool sortable) const {
   out << "</tbody></table>\n";
 }
 
-void write_svg_bars(std::ostream& out, std::string_view id, std::string_view unit,
-                    const std::vector<std::string>& series, const std::vector<HtmlBar>& bars,
-                    double full) {
-  if (full <= 0) {
-    for (const HtmlBar& b : bars) {
-      double total = 0;
-      for (const double v : b.values)
-        total += std::max(v, 0.0);
-      full = std::max(full, total);
+std::string chart_data_json(const std::vector<HtmlChart>& charts) {
+  nlohmann::json doc = nlohmann::json::array();
+  for (const HtmlChart& c : charts) {
+    nlohmann::json bars = nlohmann::json::array();
+    for (const HtmlBar& b : c.bars)
+      bars.push_back({{"label", b.label}, {"values", b.values}});
+    doc.push_back({{"id", c.id},
+                   {"unit", c.unit},
+                   {"series", c.series},
+                   {"bars", std::move(bars)},
+                   {"full", c.full}});
+  }
+  // '<', '>' and '&' only occur inside JSON strings, where \u escapes mean
+  // the same: the text can never close its <script> element.
+  const std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out += c;
     }
   }
-  const int legend_y = static_cast<int>(bars.size()) * (kBarHeight + kGap) + kGap;
-  const int height = legend_y + 24;
-  int width = kLabelWidth;
-  for (const std::string& s : series)
-    width += legend_width(s);
-  width = std::max(width, kLabelWidth + kBarWidth + 10);
-  out << "<svg id=\"" << html_escape(id) << "\" class=\"chart\" role=\"img\" width=\"" << width
-      << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height << "\">\n";
-  for (std::size_t i = 0; i < bars.size(); ++i) {
-    const HtmlBar& b = bars[i];
-    const int y = static_cast<int>(i) * (kBarHeight + kGap) + kGap;
-    out << "<text x=\"0\" y=\"" << y + kBarHeight - 6 << "\">" << html_escape(b.label)
-        << "</text>\n";
-    double x = kLabelWidth;
-    for (std::size_t s = 0; s < b.values.size() && s < series.size(); ++s) {
-      const double w = full > 0 ? std::max(b.values[s], 0.0) / full * kBarWidth : 0;
-      out << "<rect x=\"" << number(x) << "\" y=\"" << y << "\" width=\"" << number(w)
-          << "\" height=\"" << kBarHeight << "\" fill=\"" << kColors[s % kColors.size()]
-          << "\" data-series=\"" << html_escape(series[s]) << "\"><title>" << html_escape(b.label)
-          << ", " << html_escape(series[s]) << ": " << html_escape(fixed(b.values[s], 1)) << " "
-          << html_escape(unit) << "</title></rect>\n";
-      x += w;
-    }
-  }
-  int lx = kLabelWidth;
-  for (std::size_t s = 0; s < series.size(); ++s) {
-    out << "<rect x=\"" << lx << "\" y=\"" << legend_y + 4
-        << "\" width=\"12\" height=\"12\" fill=\"" << kColors[s % kColors.size()]
-        << "\"/><text x=\"" << lx + 16 << "\" y=\"" << legend_y + 15 << "\">"
-        << html_escape(series[s]) << "</text>\n";
-    lx += legend_width(series[s]);
-  }
-  out << "</svg>\n";
+  return out;
 }
 
 }  // namespace stallwatch::collector

@@ -30,17 +30,26 @@ class HtmlTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// One bar of a stacked horizontal bar chart: a label and one value per series.
+// One bar of a stacked bar chart: a label and one value per series.
 struct HtmlBar {
   std::string label;
   std::vector<double> values;
 };
 
-// An inline SVG stacked bar chart (no script, no fetch): one bar per entry,
-// segments in series order, all bars on one scale (`full`, or the largest
-// bar's total when 0), a legend under it. Labels and series are escaped.
-void write_svg_bars(std::ostream& out, std::string_view id, std::string_view unit,
-                    const std::vector<std::string>& series, const std::vector<HtmlBar>& bars,
-                    double full = 0);
+// A stacked bar chart the page draws with its chart library (see
+// report_charts.h): one bar per entry, segments in series order, all bars on
+// one scale (`full`, or the largest bar's total when 0). The page holds only
+// an empty <div id="`id`" class="chart">; the figures travel as JSON.
+struct HtmlChart {
+  std::string id;
+  std::string unit;
+  std::vector<std::string> series;
+  std::vector<HtmlBar> bars;
+  double full = 0;
+};
+
+// `charts` as one JSON array, safe as the content of a <script> element
+// (no '<', '>' or '&' left, strings from the trace included).
+std::string chart_data_json(const std::vector<HtmlChart>& charts);
 
 }  // namespace stallwatch::collector

@@ -2,6 +2,7 @@
 #include "execution_trace.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,37 @@ namespace {
 
 const std::string kEt = "kineto/execution-trace/benchmark_simple_add_et.json.gz";
 const std::string kKineto = "kineto/execution-trace/benchmark_simple_add_trace.json.gz";
+
+nlohmann::json read_gzip_json(const std::string& path) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (in == nullptr) return nullptr;
+  std::string text;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(in, buf, sizeof buf)) > 0)
+    text.append(buf, static_cast<std::size_t>(n));
+  gzclose(in);
+  return nlohmann::json::parse(text);
+}
+
+// HTA's pair moved to another rank and process: the Kineto trace says rank
+// `rank` and every event ran in `pid`, and so does the ET.
+struct MovedPair {
+  std::string kineto;
+  std::string et;
+};
+MovedPair move_pair(const testing::TempDir& dir, std::int64_t rank, std::int64_t pid) {
+  auto kineto = read_gzip_json(testing::test_data(kKineto));
+  kineto["distributedInfo"]["rank"] = rank;
+  for (auto& e : kineto["traceEvents"]) {
+    if (e.contains("pid") && e["pid"].is_number_integer() && e["pid"] == 563677) e["pid"] = pid;
+  }
+  auto et = read_gzip_json(testing::test_data(kEt));
+  et["pid"] = pid;
+  const std::string tag = std::to_string(rank);
+  return {dir.write("rank" + tag + ".pt.trace.json", kineto.dump()),
+          dir.write("et-" + tag + ".json", et.dump())};
+}
 
 TEST(ExecutionTrace, ReadsOperatorNodesByRecordFunctionId) {
   ExecutionTrace et;
@@ -90,6 +122,96 @@ TEST(ExecutionTrace, SaysWhenTheTwoWereNotCollectedTogether) {
   EXPECT_EQ(doc["hta"]["execution_trace"]["operator_calls_joined"], 0);
   for (const auto& op : doc["hta"]["operator_attribution"]["operators"])
     EXPECT_TRUE(op["et_nodes"].empty());
+}
+
+std::map<std::int64_t, nlohmann::json> joins_by_rank(const nlohmann::json& doc) {
+  std::map<std::int64_t, nlohmann::json> out;
+  for (const auto& j : doc["hta"]["execution_traces"])
+    out[j["rank"].get<std::int64_t>()] = j;
+  return out;
+}
+
+// Two ranks, each with its own ET: named by rank (N=FILE), or found by the
+// process the ET and the rank's host operators ran in.
+TEST(ExecutionTrace, JoinsSeveralEtsToTheirRanks) {
+  testing::TempDir dir;
+  const MovedPair zero = move_pair(dir, 0, 1000);
+  const MovedPair one = move_pair(dir, 1, 1001);
+  for (const bool by_pid : {false, true}) {
+    SCOPED_TRACE(by_pid ? "by pid" : "by N=FILE");
+    // Given in the other order than the ranks, so that the first one is not
+    // simply taken.
+    const CommandRun run =
+        analyze({zero.kineto, one.kineto, "--et", by_pid ? one.et : "1=" + one.et, "--et",
+                 by_pid ? zero.et : "0=" + zero.et, "--json", "--no-engine"});
+    ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_EQ(run.err.find("not collected together"), std::string::npos) << run.err;
+    const auto doc = nlohmann::json::parse(run.out);
+    const auto joins = joins_by_rank(doc);
+    ASSERT_EQ(joins.size(), 2u);
+    EXPECT_EQ(joins.at(0).at("file"), zero.et);
+    EXPECT_EQ(joins.at(1).at("file"), one.et);
+    for (const auto& [rank, join] : joins) {
+      EXPECT_EQ(join["collected_together"], true) << rank;
+      EXPECT_EQ(join["operator_calls_joined"], 10) << rank;
+    }
+    std::map<std::int64_t, nlohmann::json> add;
+    for (const auto& op : doc["hta"]["operator_attribution"]["operators"]) {
+      if (op["name"] == "aten::add") add[op["rank"].get<std::int64_t>()] = op;
+    }
+    ASSERT_EQ(add.size(), 2u);
+    EXPECT_EQ(add[0]["et_nodes"], nlohmann::json::parse("[36, 58]"));
+    EXPECT_EQ(add[1]["et_nodes"], nlohmann::json::parse("[36, 58]"));
+  }
+
+  const CommandRun text = analyze(
+      {zero.kineto, one.kineto, "--et", "1=" + one.et, "--et", "0=" + zero.et, "--no-engine"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("on rank 0: 10 of 10 top-level operator calls joined"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("on rank 1: 10 of 10 top-level operator calls joined"), std::string::npos)
+      << text.out;
+
+  // An ET given to the wrong rank is joined there, and said not to fit: the
+  // ids are the same, so only the pid tells them apart, which N= overrides.
+  const CommandRun wrong =
+      analyze({zero.kineto, testing::test_data("kineto/two-rank/sampled_rank-1.json.gz"), "--et",
+               "1=" + zero.et, "--json", "--no-engine"});
+  ASSERT_EQ(wrong.code, 0) << wrong.err;
+  EXPECT_NE(wrong.err.find("rank 1 were not collected together"), std::string::npos) << wrong.err;
+}
+
+TEST(ExecutionTrace, SeveralEtsUsageErrors) {
+  testing::TempDir dir;
+  const MovedPair zero = move_pair(dir, 0, 1000);
+  const MovedPair one = move_pair(dir, 1, 1001);
+  const MovedPair stray = move_pair(dir, 2, 1002);
+  auto run = [](std::vector<std::string> words) {
+    words.push_back("--no-engine");
+    return analyze(words);
+  };
+  // Two ETs for one rank.
+  CommandRun r = run({zero.kineto, one.kineto, "--et", "0=" + zero.et, "--et", zero.et});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("rank 0 already has an Execution Trace"), std::string::npos) << r.err;
+  // An ET whose process ran no rank, among several: no guess.
+  r = run({zero.kineto, one.kineto, "--et", zero.et, "--et", stray.et});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no Kineto rank ran in its pid 1002"), std::string::npos) << r.err;
+  // A rank with no Kineto trace.
+  EXPECT_EQ(run({zero.kineto, one.kineto, "--et", "5=" + zero.et}).code, 2);
+  // --et-rank names the rank of one --et only.
+  EXPECT_EQ(run({zero.kineto, one.kineto, "--et", zero.et, "--et", one.et, "--et-rank", "0"}).code,
+            2);
+}
+
+TEST(ExecutionTrace, ParsesRankPrefixes) {
+  EXPECT_EQ(parse_et_argument("3=et.json").rank, 3);
+  EXPECT_EQ(parse_et_argument("3=et.json").file, "et.json");
+  EXPECT_FALSE(parse_et_argument("et.json").rank);
+  EXPECT_FALSE(parse_et_argument("a=b.json").rank);
+  EXPECT_EQ(parse_et_argument("a=b.json").file, "a=b.json");
+  EXPECT_FALSE(parse_et_argument("=b.json").rank);
 }
 
 TEST(ExecutionTrace, UsageErrors) {
