@@ -28,14 +28,8 @@ static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == static_cast<std::size_t>
 constexpr std::uint32_t kDefaultFileLimit = 1024;
 constexpr std::uint32_t kMaxFileLimit = 60000;
 
-enum NamesState : int { kNotYet = 0, kInterning = 1, kReady = 2, kOff = 3 };
-
-std::atomic<int> names_state{kNotYet};
-sw_name_t posix_id = 0;
-sw_name_t stdio_id = 0;
 sw_name_t file_cat_id = 0;
 sw_name_t other_files_id = 0;
-sw_name_t op_ids[static_cast<std::size_t>(Op::kCount)] = {};
 FileNames* file_names = nullptr;
 
 std::uint32_t file_limit() noexcept {
@@ -47,30 +41,37 @@ std::uint32_t file_limit() noexcept {
   return static_cast<std::uint32_t>(value);
 }
 
-[[gnu::cold, gnu::noinline]] bool intern_names() noexcept {
-  int expected = kNotYet;
-  if (!names_state.compare_exchange_strong(expected, kInterning, std::memory_order_acq_rel))
-    return expected == kReady;
-  posix_id = sw_intern("POSIX");
-  if (posix_id == 0) {
-    names_state.store(kOff, std::memory_order_release);
+}  // namespace
+
+constinit CallNames call_names;
+
+bool intern_names() noexcept {
+  std::atomic<int>& state = call_names.state;
+  int expected = CallNames::kNotYet;
+  if (!state.compare_exchange_strong(expected, CallNames::kInterning, std::memory_order_acq_rel))
+    return expected == CallNames::kReady;
+  call_names.category[0] = sw_intern("POSIX");
+  if (call_names.category[0] == 0) {
+    state.store(CallNames::kOff, std::memory_order_release);
     return false;
   }
-  stdio_id = sw_intern("STDIO");
+  call_names.category[1] = sw_intern("STDIO");
   file_cat_id = sw_intern("posix_file");
   other_files_id = sw_intern("other_files");
   for (std::size_t i = 0; i < static_cast<std::size_t>(Op::kCount); ++i)
-    op_ids[i] = sw_intern(kOpNames[i]);
+    call_names.op[i] = sw_intern(kOpNames[i]);
   const sw_name_t other = sw_intern("<other files>");
   try {
     file_names = new FileNames(file_limit(), other);
   } catch (...) {
-    names_state.store(kOff, std::memory_order_release);
+    state.store(CallNames::kOff, std::memory_order_release);
     return false;
   }
-  names_state.store(kReady, std::memory_order_release);
+  state.store(CallNames::kReady, std::memory_order_release);
   return true;
 }
+
+namespace {
 
 const PathFilter* path_filter() noexcept {
   try {
@@ -89,22 +90,6 @@ bool filtered_path(int dirfd, const char* path, char* absolute, std::size_t size
 }
 
 }  // namespace
-
-sw_name_t op_category(Op op) noexcept {
-  return op >= Op::kFopen ? stdio_id : posix_id;
-}
-
-sw_name_t op_name(Op op) noexcept {
-  return op_ids[static_cast<std::size_t>(op)];
-}
-
-bool names_ready() noexcept {
-  const int state = names_state.load(std::memory_order_acquire);
-  if (state == kReady) [[likely]]
-    return true;
-  if (state != kNotYet) return false;
-  return intern_names();
-}
 
 std::uint32_t open_target(int dirfd, const char* path) noexcept {
   const int error = errno;
@@ -132,7 +117,7 @@ bool path_traced(int dirfd, const char* path) noexcept {
 
 void record_mark(Op op, std::int64_t value) noexcept {
   const int error = errno;
-  if (names_ready()) sw_mark(posix_id, op_name(op), value);
+  if (names_ready()) sw_mark(op_category(op), op_name(op), value);
   errno = error;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 
@@ -67,14 +68,39 @@ constinit inline thread_local bool in_capture [[gnu::tls_model("initial-exec")]]
 
 extern FdTable fd_table;
 
+// The interned ids of the categories and calls, written once by
+// intern_names() before `state` becomes kReady (release) and only read
+// after. Inline readers: a traced call makes no call to reach them.
+struct CallNames {
+  enum State : int { kNotYet = 0, kInterning = 1, kReady = 2, kOff = 3 };
+  std::atomic<int> state{kNotYet};
+  sw_name_t category[2] = {};  // POSIX, STDIO
+  sw_name_t op[static_cast<std::size_t>(Op::kCount)] = {};
+};
+extern constinit CallNames call_names;
+
+// Interns the names (the first caller does; cold). False when the agent is
+// disabled or another thread is interning right now.
+[[gnu::cold, gnu::noinline]] bool intern_names() noexcept;
+
 // The category (POSIX, or STDIO for the stream calls) and name ids of `op`;
 // 0 until names_ready().
-sw_name_t op_category(Op op) noexcept;
-sw_name_t op_name(Op op) noexcept;
+inline sw_name_t op_category(Op op) noexcept {
+  return call_names.category[op >= Op::kFopen ? 1 : 0];
+}
+inline sw_name_t op_name(Op op) noexcept {
+  return call_names.op[static_cast<std::size_t>(op)];
+}
 
 // True once the names are interned; the first caller interns them. False
 // when the agent is disabled or another thread is interning right now.
-bool names_ready() noexcept;
+inline bool names_ready() noexcept {
+  const int state = call_names.state.load(std::memory_order_acquire);
+  if (state == CallNames::kReady) [[likely]]
+    return true;
+  if (state != CallNames::kNotYet) return false;
+  return intern_names();
+}
 
 // The name id of a file about to be opened, 0 when it is not traced:
 // `path` (relative to `dirfd` or the working directory) is resolved and
