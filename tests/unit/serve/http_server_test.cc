@@ -171,6 +171,10 @@ TEST_F(ServerTest, AtTheLimitTheOldestIdleConnectionIsEvicted) {
   EXPECT_FALSE(held[3]->wait_closed(200ms)) << "a newer idle connection was closed";
   EXPECT_EQ(stats().connections_evicted, 2u);
   EXPECT_EQ(stats().connections_refused, 0u);
+  ASSERT_TRUE(eventually([&] { return stats().connections_active == 2; }));
+  const json http = json::parse(request(port_, "/api/v1/status").body)["http"];
+  EXPECT_EQ(http["connections_evicted"], 2) << http.dump();
+  EXPECT_EQ(http["connections_refused"], 0) << http.dump();
   // The busy one was left alone and still gets its answer.
   ASSERT_TRUE(held[2]->send("\r\n"));
   const auto answer = held[2]->read_response();
