@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: MIT
 """Connection floods against a real stallwatchd, heavier than the FloodTest
 integration tests: --ingest idle TCP connections to the ingest port and
---http idle connections to the HTTP port (over http.max_connections they are
-answered 503 and closed), optionally with the daemon's descriptor limit set to
+--http idle connections to the HTTP port (over http.max_connections the
+oldest idle one is closed to admit each new one), optionally with the daemon's descriptor limit set to
 --nofile (prlimit) to see what it does at the limit.
 
 Prints, as JSON lines: how long the connections took, the daemon's CPU share
 while they piled up and once they were all open (a daemon spinning at the
 limit shows here), its open descriptors, the slowest of 20 /healthz
 requests during the flood, and its counters afterwards (the ingest handshake
-refusals, the HTTP refusals and timeouts).
+refusals, the HTTP evictions, refusals and timeouts).
 
 usage: flood_bench.py --build BUILD_DIR [--ingest 10000] [--http 10000]
                       [--nofile N] [--hold 5]
@@ -142,7 +142,8 @@ def main() -> int:
             s.close()
         time.sleep(1)
         metrics = urllib.request.urlopen(base + "/metrics", timeout=10).read().decode()
-        wanted = ("stallwatch_http_connections_refused_total", "stallwatch_http_timeouts_total",
+        wanted = ("stallwatch_http_connections_refused_total",
+                  "stallwatch_http_connections_evicted_total", "stallwatch_http_timeouts_total",
                   "stallwatch_ingest_rejected_connections_total")
         counters = {}
         for line in metrics.splitlines():

@@ -105,7 +105,8 @@ void write_tree_status(JsonWriter& w, const TreeStatus& t) {
 
 }  // namespace
 
-std::string status_json(const PublishedState& state, const SnapshotJson& view) {
+std::string status_json(const PublishedState& state, const SnapshotJson& view,
+                        const ServeStats& http) {
   const DaemonStatus& s = state.status;
   const Snapshot& snap = view.snapshot();
   std::string out;
@@ -199,6 +200,13 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view) {
   } else {
     w.null();
   }
+  w.key("http").begin_object();
+  w.key("connections_active").integer(http.connections_active);
+  w.key("connections_accepted").integer(http.connections_accepted);
+  w.key("connections_evicted").integer(http.connections_evicted);
+  w.key("connections_refused").integer(http.connections_refused);
+  w.key("timeouts").integer(http.timeouts);
+  w.end_object();
   w.key("alert_sinks").begin_array();
   for (const SinkStats& sink : s.alert_sinks) {
     w.begin_object();

@@ -12,12 +12,15 @@
 #include "engine/engine.h"
 #include "serve/json_writer.h"
 #include "serve/published_state.h"
+#include "serve/serve_stats.h"
 #include "serve/snapshot_json.h"
 
 namespace stallwatch::collector {
 
 std::string healthz_json(const DaemonStatus& status);
-std::string status_json(const PublishedState& state, const SnapshotJson& view);
+// `http`: the HTTP server's own counters, under "http".
+std::string status_json(const PublishedState& state, const SnapshotJson& view,
+                        const ServeStats& http);
 
 // `rank` (may be null) gives each thread's process role.
 std::string timeline_json(const Timeline& timeline, const RankSnapshot* rank);

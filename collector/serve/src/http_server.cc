@@ -20,8 +20,12 @@ namespace {
 
 constexpr std::chrono::milliseconds kAcceptRetry{100};
 
-// Accepts connections. Over max_connections a connection gets a best-effort
-// 503 and is closed at once, without ever blocking the io thread.
+// Accepts connections. At max_connections the oldest connection waiting for
+// a request is closed to admit the new one (counted as evicted); only when
+// every connection is busy does the new one get a best-effort 503 and is
+// closed at once, without ever blocking the io thread. The evicted
+// connection frees its slot on its own strand, so the count of open
+// connections may exceed the limit by the evictions in flight.
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   Listener(net::io_context& ioc, ServerContext& ctx)
@@ -55,23 +59,31 @@ class Listener : public std::enable_shared_from_this<Listener> {
       retry_.async_wait([self = shared_from_this()](beast::error_code) { self->accept(); });
       return;
     }
-    if (ctx_.counters.connections_active.load(std::memory_order_relaxed) >=
+    if (ctx_.counters.connections_active.load(std::memory_order_relaxed) <
         ctx_.config.max_connections) {
+      admit(std::move(socket));
+    } else if (const auto idle = ctx_.idle.claim_oldest()) {
+      bump(ctx_.counters.connections_evicted);
+      idle->evict();
+      admit(std::move(socket));
+    } else {
       bump(ctx_.counters.connections_refused);
       refuse(socket);
-    } else {
-      bump(ctx_.counters.connections_accepted);
-      if (ctx_.tls) {
-        std::make_shared<HttpSession<TlsStream>>(std::move(socket), ctx_,
-                                                 ConnectionSlot(ctx_.counters))
-            ->run();
-      } else {
-        std::make_shared<HttpSession<PlainStream>>(std::move(socket), ctx_,
-                                                   ConnectionSlot(ctx_.counters))
-            ->run();
-      }
     }
     accept();
+  }
+
+  void admit(tcp::socket&& socket) {
+    bump(ctx_.counters.connections_accepted);
+    if (ctx_.tls) {
+      std::make_shared<HttpSession<TlsStream>>(std::move(socket), ctx_,
+                                               ConnectionSlot(ctx_.counters))
+          ->run();
+    } else {
+      std::make_shared<HttpSession<PlainStream>>(std::move(socket), ctx_,
+                                                 ConnectionSlot(ctx_.counters))
+          ->run();
+    }
   }
 
   static void refuse(tcp::socket& socket) {

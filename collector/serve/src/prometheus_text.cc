@@ -127,6 +127,9 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
           serve.connections_accepted);
   counter("stallwatch_http_connections_refused_total",
           "HTTP connections refused over the connection limit.", serve.connections_refused);
+  counter("stallwatch_http_connections_evicted_total",
+          "Idle HTTP connections closed to admit a new one at the connection limit.",
+          serve.connections_evicted);
   gauge("stallwatch_http_connections", "Open HTTP and WebSocket connections.",
         serve.connections_active);
   counter("stallwatch_http_requests_total", "HTTP requests handled.", serve.requests);

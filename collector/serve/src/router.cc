@@ -114,7 +114,7 @@ HttpResponse Router::route_api(const std::vector<std::string_view>& s,
   const std::size_t n = s.size();
   if (n == 3 && s[2] == "status") {
     const auto state = backend_.current();
-    return json(status_json(*state, SnapshotJson(snapshot_of(*state))));
+    return json(status_json(*state, SnapshotJson(snapshot_of(*state)), counters_.load()));
   }
   if (n == 3 && s[2] == "alerts") return json(alerts_json(backend_.current()->alerts));
   if (n == 3 && s[2] == "stream") return error(426, "/api/v1/stream needs a WebSocket upgrade");

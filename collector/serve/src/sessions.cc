@@ -95,6 +95,14 @@ void HttpSession<Stream>::run() {
   }
 }
 
+template <class Stream>
+void HttpSession<Stream>::evict() {
+  net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+    beast::error_code ignored;
+    self->socket().close(ignored);
+  });
+}
+
 // A failed or timed-out handshake (a plain-HTTP client, a client that does
 // not trust the certificate) ends the connection.
 template <class Stream>
@@ -120,6 +128,7 @@ void HttpSession<Stream>::await_request() {
   }
   beast::get_lowest_layer(stream_).expires_after(answered_ ? ctx_.config.idle_timeout
                                                            : ctx_.config.read_timeout);
+  ctx_.idle.enter(this->shared_from_this());
   stream_.async_read_some(
       buffer_.prepare(kFirstReadBytes),
       beast::bind_front_handler(&HttpSession::on_first_bytes, this->shared_from_this()));
@@ -127,8 +136,10 @@ void HttpSession<Stream>::await_request() {
 
 template <class Stream>
 void HttpSession<Stream>::on_first_bytes(beast::error_code ec, std::size_t n) {
-  if (ec) {
-    if (ec == beast::error::timeout) bump(ctx_.counters.timeouts);
+  // Evicted: closed (or about to be) by evict(), even if bytes arrived meanwhile.
+  const bool evicted = !ctx_.idle.leave(*this);
+  if (ec || evicted) {
+    if (ec == beast::error::timeout && !evicted) bump(ctx_.counters.timeouts);
     beast::error_code ignored;
     socket().close(ignored);
     return;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "idle_connections.h"
 #include "router.h"
 #include "serve/api_backend.h"
 #include "serve/serve_config.h"
@@ -62,6 +63,7 @@ struct ServerContext {
   ApiBackend& backend;
   ServeCounters counters;
   const Router router;
+  IdleConnections idle;
   // Set by HttpServer::start() when the config names a certificate: every
   // connection then speaks TLS.
   std::shared_ptr<net::ssl::context> tls;
@@ -93,12 +95,17 @@ class ConnectionSlot {
 // timeouts, answers through the Router, and hands a WebSocket upgrade of
 // /api/v1/stream to a WsSession. Runs on its own strand. Over TLS, the
 // handshake must finish within read_timeout, and a closing connection sends
-// close_notify. Instantiated for PlainStream and TlsStream only.
+// close_notify. While it waits for a request it is listed in
+// ServerContext::idle, and the listener may evict it (close it) to admit a
+// new connection at the limit. Instantiated for PlainStream and TlsStream
+// only.
 template <class Stream>
-class HttpSession : public std::enable_shared_from_this<HttpSession<Stream>> {
+class HttpSession : public IdleConnections::Member,
+                    public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
   HttpSession(tcp::socket&& socket, ServerContext& ctx, ConnectionSlot slot);
   void run();
+  void evict() override;
 
  private:
   void on_handshake(beast::error_code ec);

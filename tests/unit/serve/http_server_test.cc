@@ -117,22 +117,69 @@ TEST_F(ServerTest, MalformedRequestsGet400OrAClose) {
   EXPECT_GE(stats().bad_requests, 3u);
 }
 
-TEST_F(ServerTest, ConnectionLimitRefusesAndRecovers) {
+TEST_F(ServerTest, ConnectionLimitRefusesWhenEveryConnectionIsBusyAndRecovers) {
   ServeConfig config;
   config.max_connections = 3;
   start(config);
+  // Each holds its slot with a request it has begun and not finished.
   std::vector<std::unique_ptr<RawClient>> held;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {
     held.push_back(std::make_unique<RawClient>(port_));
+    ASSERT_TRUE(held.back()->send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+  }
   ASSERT_TRUE(eventually([&] { return stats().connections_active == 3; }));
+  std::this_thread::sleep_for(100ms);
 
   const HttpResponse refused = request(port_, "/healthz");
   EXPECT_TRUE(refused.status == 503 || refused.status == 0) << refused.status;
   EXPECT_GE(stats().connections_refused, 1u);
+  EXPECT_EQ(stats().connections_evicted, 0u);
 
   held.front()->close();
   ASSERT_TRUE(eventually([&] { return stats().connections_active == 2; }));
   EXPECT_EQ(request(port_, "/healthz").status, 200);
+}
+
+TEST_F(ServerTest, AtTheLimitTheOldestIdleConnectionIsEvicted) {
+  ServeConfig config;
+  config.max_connections = 3;
+  start(config);
+  // The oldest never sends; the second is keep-alive after one answer; the
+  // third is busy with a request it has not finished.
+  std::vector<std::unique_ptr<RawClient>> held;
+  held.push_back(std::make_unique<RawClient>(port_));
+  ASSERT_TRUE(eventually([&] { return stats().connections_active == 1; }));
+  held.push_back(std::make_unique<RawClient>(port_));
+  ASSERT_TRUE(held.back()->send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(held.back()->read_response().has_value());
+  held.push_back(std::make_unique<RawClient>(port_));
+  ASSERT_TRUE(held.back()->send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+  ASSERT_TRUE(eventually([&] { return stats().connections_active == 3; }));
+  std::this_thread::sleep_for(100ms);
+
+  EXPECT_EQ(request(port_, "/healthz").status, 200);
+  EXPECT_TRUE(held[0]->wait_closed(2s)) << "the oldest idle connection was not closed";
+  EXPECT_EQ(stats().connections_evicted, 1u);
+
+  // A newer idle connection fills the limit again: the keep-alive one is
+  // now the oldest idle.
+  ASSERT_TRUE(eventually([&] { return stats().connections_active == 2; }));
+  held.push_back(std::make_unique<RawClient>(port_));
+  ASSERT_TRUE(eventually([&] { return stats().connections_active == 3; }));
+  EXPECT_EQ(request(port_, "/healthz").status, 200);
+  EXPECT_TRUE(held[1]->wait_closed(2s)) << "the keep-alive connection was not closed";
+  EXPECT_FALSE(held[3]->wait_closed(200ms)) << "a newer idle connection was closed";
+  EXPECT_EQ(stats().connections_evicted, 2u);
+  EXPECT_EQ(stats().connections_refused, 0u);
+  ASSERT_TRUE(eventually([&] { return stats().connections_active == 2; }));
+  const json http = json::parse(request(port_, "/api/v1/status").body)["http"];
+  EXPECT_EQ(http["connections_evicted"], 2) << http.dump();
+  EXPECT_EQ(http["connections_refused"], 0) << http.dump();
+  // The busy one was left alone and still gets its answer.
+  ASSERT_TRUE(held[2]->send("\r\n"));
+  const auto answer = held[2]->read_response();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 200u);
 }
 
 TEST_F(ServerTest, SlowlorisIsClosedWhileOthersAreServed) {

@@ -21,6 +21,7 @@ struct ServeStats {
   std::uint64_t handler_errors = 0;               // exceptions caught at the io loop
   std::uint64_t tls_reloads = 0;                  // certificate pairs loaded again (SIGHUP)
   std::uint64_t tls_reload_failures = 0;          // new pairs refused; the old one kept serving
+  std::uint64_t connections_evicted = 0;  // idle ones closed to admit a new one at the limit
 };
 
 // The live form of ServeStats: updated by the io threads with relaxed atomics.
@@ -38,6 +39,7 @@ struct ServeCounters {
   std::atomic<std::uint64_t> handler_errors{0};
   std::atomic<std::uint64_t> tls_reloads{0};
   std::atomic<std::uint64_t> tls_reload_failures{0};
+  std::atomic<std::uint64_t> connections_evicted{0};
 
   ServeStats load() const {
     constexpr auto r = std::memory_order_relaxed;
@@ -53,7 +55,8 @@ struct ServeCounters {
                       websocket_messages_rejected.load(r),
                       handler_errors.load(r),
                       tls_reloads.load(r),
-                      tls_reload_failures.load(r)};
+                      tls_reload_failures.load(r),
+                      connections_evicted.load(r)};
   }
 };
 
