@@ -20,6 +20,12 @@ Checks (each in a fresh process; agent/gpu/README.md says why each matters):
   into a local stallwatchd: no late event, device busy >= 4.9 s per step; and
   the same under CUPTI (one 5 s kernel arrives as one COMPLETE when it ends:
   partly late, a known limit);
+* ``fsdp``: a model wrapped in ``FullyShardedDataParallel`` (one rank, NCCL)
+  trains 5 steps under ``stallwatch.torch.instrument()`` into a local
+  stallwatchd: FSDP's own collectives (``_all_gather_base`` /
+  ``all_gather_into_tensor``, ``_reduce_scatter_base`` /
+  ``reduce_scatter_tensor``, or ``all_reduce`` where one rank makes it
+  switch to no sharding) must be ``comm`` regions of the rank's timeline;
 * ``agreement`` (skip with --quick): bench/python/gpu_sources.py for 20 s,
   one round: data stall and device idle within 0.02 of wall time of
   torch.profiler's for CUPTI, 0.05 for CUDA events, and each source's overhead.
@@ -188,6 +194,47 @@ def child_long_step(seconds: float) -> Dict:
     return {"source": stallwatch.torch.device_source(), "stats": stallwatch.gpu_stats()}
 
 
+def child_fsdp() -> Dict:
+    import torch
+    import torch.distributed as dist
+
+    import stallwatch
+    import stallwatch.torch
+
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29561")
+    stallwatch.torch.instrument()
+    dist.init_process_group("nccl", rank=0, world_size=1)
+    try:
+        from torch.distributed.fsdp import FullyShardedDataParallel
+    except Exception as e:  # e.g. Debian's torch 1.13 under Python 3.11
+        dist.destroy_process_group()
+        return {"skipped": f"FSDP does not import: {e!r}"}
+    torch.cuda.set_device(0)
+    model = FullyShardedDataParallel(small_model("cuda"), device_id=0)
+    train(model, "cuda", 5)
+    torch.cuda.synchronize()
+    dist.destroy_process_group()
+    time.sleep(1.0)
+    return {"torch": torch.__version__}
+
+
+def fsdp(options) -> Dict:
+    daemon = Daemon(os.path.join(options.build, "bin", "stallwatchd"))
+    try:
+        job = "gpu-checks-fsdp"
+        run = child("fsdp", options, STALLWATCH_COLLECTOR=daemon.ingest, STALLWATCH_JOB=job)
+        if "skipped" in run or "error" in run:
+            return run
+        daemon.rank_totals(job)  # waits until the rank finished
+        timeline = get_json(f"{daemon.http}/api/v1/jobs/{job}/ranks/0/timeline?seconds=60")
+        comm = sorted({r.get("name") for r in timeline.get("regions", [])
+                       if r.get("cat") == "comm"})
+        return {"comm_regions": comm, "child": run}
+    finally:
+        daemon.close()
+
+
 def long_step(options, gpu: str) -> Dict:
     daemon = Daemon(os.path.join(options.build, "bin", "stallwatchd"))
     try:
@@ -227,7 +274,8 @@ def main() -> int:
     if options.child:
         name, _, variant = options.child.partition(":")
         result = {"context": lambda: child_context(variant), "graph": child_graph,
-                  "profiler": child_profiler, "long_step": lambda: child_long_step(5.0)}[name]()
+                  "profiler": child_profiler, "long_step": lambda: child_long_step(5.0),
+                  "fsdp": child_fsdp}[name]()
         print(json.dumps(result, default=str))
         return 0
     try:
@@ -254,6 +302,8 @@ def main() -> int:
     print("profiler", json.dumps(results["profiler"]), flush=True)
     results["long_step"] = {gpu: long_step(options, gpu) for gpu in ("cuda-events", "cupti")}
     print("long_step", json.dumps(results["long_step"]), flush=True)
+    results["fsdp"] = fsdp(options)
+    print("fsdp", json.dumps(results["fsdp"]), flush=True)
     if not options.quick:
         results["agreement"] = agreement(options)
         print("agreement", json.dumps(results["agreement"]), flush=True)
@@ -281,6 +331,8 @@ def verdicts(results: Dict) -> Dict[str, bool]:
     events = results["long_step"]["cuda-events"]
     out["long_step_cuda_events"] = (events.get("late_events") == 0
                                     and (events.get("device_busy_seconds") or 0) >= 9.8)
+    if "skipped" not in results["fsdp"]:
+        out["fsdp"] = bool(results["fsdp"].get("comm_regions"))
     agreement_result = results.get("agreement")
     if agreement_result is not None:
         goals = agreement_result.get("meets_agreement_goal") or {}
