@@ -61,9 +61,11 @@ level = "warn"
 
 // One stallwatchd child of the test process: owns its temp dir (config, log)
 // and the process; start() after stop() restarts it on the same ports.
-// dispose() stops it and removes the temp dir.
+// dispose() stops it and removes the temp dir. `extraArgs` go on its command
+// line (e.g. a collector tree's endpoints).
 export class Daemon {
-  constructor() {
+  constructor(extraArgs = []) {
+    this.extraArgs = extraArgs;
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'sw-browser-'));
     this.configPath = path.join(this.dir, 'stallwatchd.toml');
     this.logPath = path.join(this.dir, 'stallwatchd.log');
@@ -87,7 +89,7 @@ export class Daemon {
     if (!this.httpPort) this.httpPort = await freePort();
     if (!this.ingestPort) this.ingestPort = await freePort();
     const out = openSync(this.logPath, 'a');
-    this.child = spawn(stallwatchdPath, ['--config', this.configPath, '--ingest', this.ingestEndpoint, '--http', `127.0.0.1:${this.httpPort}`],
+    this.child = spawn(stallwatchdPath, ['--config', this.configPath, '--ingest', this.ingestEndpoint, '--http', `127.0.0.1:${this.httpPort}`, ...this.extraArgs],
       { stdio: ['ignore', out, out] });
     closeSync(out);
     const child = this.child;

@@ -186,6 +186,10 @@ TEST(RemoteAgentTest, AHostClockOffIsMeasuredAndTheJobViewIsUnaffected) {
   EXPECT_NEAR(offsets["node-a"], 0.0, 0.005);
   EXPECT_NEAR(offsets["node-b"], static_cast<double>(shift_ms) / 1e3, 0.005);
   EXPECT_NEAR(detail["ranks"][1]["clock_offset_seconds"].get<double>(), offsets["node-b"], 1e-9);
+  // The rank rows say which host is past the warning threshold (the web job
+  // view and stallwatch top show it).
+  EXPECT_EQ(detail["ranks"][0]["clock_warning"], false);
+  EXPECT_EQ(detail["ranks"][1]["clock_warning"], true);
   const auto samples = scrape_metrics(daemon);
   const auto gauge =
       find_sample(samples, "stallwatch_host_clock_offset_seconds", {{"host", "node-b"}});

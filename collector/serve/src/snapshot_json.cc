@@ -223,6 +223,9 @@ void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
   w.key("rank").integer(r.rank);
   w.key("host").string(r.host);
   w.key("clock_offset_seconds").number(static_cast<double>(r.clock_offset_ns) / 1e9);
+  const std::int64_t off = r.clock_offset_ns < 0 ? -r.clock_offset_ns : r.clock_offset_ns;
+  w.key("clock_warning")
+      .boolean(snapshot_.clock_warning_ns > 0 && off >= snapshot_.clock_warning_ns);
   w.key("state").string(to_string(r.state));
   w.key("verdict").string(to_string(r.verdict));
   write_cause(w, r.cause);

@@ -32,6 +32,19 @@ void RemoteRanks::accept(std::span<const std::uint8_t> frame, std::int64_t now_n
   Node& node = nodes_[report.node];
   node.http_address = report.http_address;
   node.last_report_ns = now_ns;
+  const std::int64_t sample = report.now_ns - now_ns;
+  const std::int64_t second = now_ns / 1'000'000'000;
+  if (node.clock_seconds.empty() || node.clock_seconds.back().first < second) {
+    node.clock_seconds.emplace_back(second, sample);
+  } else {
+    node.clock_seconds.back().second = std::max(node.clock_seconds.back().second, sample);
+  }
+  while (node.clock_seconds.front().first < second - kNodeClockWindowNs / 1'000'000'000) {
+    node.clock_seconds.pop_front();
+  }
+  node.clock_offset_ns = node.clock_seconds.front().second;
+  for (const auto& [s, offset] : node.clock_seconds)
+    node.clock_offset_ns = std::max(node.clock_offset_ns, offset);
   for (RankSnapshot& r : report.ranks) {
     Key key{r.job, r.rank};
     Entry& e = ranks_[std::move(key)];
@@ -64,6 +77,9 @@ void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns,
                            [](const RankSnapshot& r, std::int32_t rank) { return r.rank < rank; });
       if (at != job->ranks.end() && at->rank == key.second) continue;  // local wins
       RankSnapshot& r = *job->ranks.insert(at, entry.rank);
+      if (auto node = nodes_.find(entry.node); node != nodes_.end()) {
+        r.clock_offset_ns += node->second.clock_offset_ns;
+      }
       if (r.state == RankState::kActive && now_ns - entry.received_ns >= silent_after_ns_) {
         r.state = RankState::kSilent;
       }

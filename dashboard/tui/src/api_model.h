@@ -84,6 +84,10 @@ struct RankRow {
   std::string verdict;
   std::string cause;
   std::string device_source;
+  // Its host's clock minus the collector's, and whether that is past the
+  // daemon's warning threshold (docs/api.md, "RankRow").
+  double clock_offset_seconds = 0;
+  bool clock_warning = false;
   std::int64_t watermark_ns = 0;
   std::int64_t epoch = -1;
   std::int64_t step = -1;

@@ -177,6 +177,8 @@ RankRow rank_row(const Json& o) {
   r.verdict = text(o, "verdict");
   r.cause = text(o, "cause");
   r.device_source = text(o, "device_source");
+  r.clock_offset_seconds = number(o, "clock_offset_seconds").value_or(0);
+  r.clock_warning = o.is_object() && o.value("clock_warning", false);
   r.watermark_ns = int64(o, "watermark_ns");
   r.epoch = int64(o, "epoch", -1);
   r.step = int64(o, "step", -1);

@@ -131,6 +131,24 @@ int compose_jobs(Canvas& c, const TopState& s, const TopModel& m, int budget) {
   return used;
 }
 
+// " · clock warning: rank 2 +1m 30s, rank 3 +1m 30s" for the ranks whose
+// host clock is off past the daemon's threshold (job views correct for it).
+void clock_warning(Line& line, const std::vector<RankRow>& ranks) {
+  std::string text;
+  std::size_t shown = 0;
+  std::size_t warned = 0;
+  for (const RankRow& r : ranks) {
+    if (!r.clock_warning) continue;
+    ++warned;
+    if (shown == 3) continue;
+    text += (shown++ == 0 ? "" : ", ") + std::string("rank ") + std::to_string(r.rank) + " " +
+            (r.clock_offset_seconds > 0 ? "+" : "") + format_seconds(r.clock_offset_seconds);
+  }
+  if (warned == 0) return;
+  if (warned > shown) text += " and " + std::to_string(warned - shown) + " more";
+  line.add(" · clock warning: " + text, Style::kWarn);
+}
+
 void job_line(Canvas& c, const TopState& s, const JobDetail& d) {
   const Aggregate* a = d.head.window(s.window);
   const std::string verdict = a != nullptr && !a->verdict.empty() ? a->verdict : d.head.verdict;
@@ -146,6 +164,7 @@ void job_line(Canvas& c, const TopState& s, const JobDetail& d) {
   } else if (a != nullptr && a->straggler_rank) {
     line.add(" · straggler rank " + std::to_string(*a->straggler_rank), Style::kWarn);
   }
+  clock_warning(line, d.ranks);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // figures for the selected window (mean over ranks, worst rank underneath),
 // and the compute-proxy banner when device idle is not measured on a device.
 // Rebuilt from the JobDetail body on every update; owns no state.
+import { clockWarningText } from './clock_warning.js';
 import { h, replaceChildren } from './dom.js';
 import { pct, rate, seconds, windowLabel } from './format.js';
 import { causeTag, kProxyNote, verdictPill, verdictSentence } from './verdict.js';
@@ -75,6 +76,10 @@ export class JobSummary {
         h('strong', {}, kProxyNote),
         h('span', {}, `for ${rankList(proxyRanks)}: device idle is the time outside compute regions.`))
       : null;
-    replaceChildren(this.element, grid, heldBackLine(agg.held_back), banner);
+    const clock = clockWarningText(ranks);
+    const clockBanner = clock
+      ? h('div', { class: 'banner', role: 'note', dataset: { clockWarning: 'true' } }, h('strong', {}, clock))
+      : null;
+    replaceChildren(this.element, grid, heldBackLine(agg.held_back), clockBanner, banner);
   }
 }

@@ -171,6 +171,9 @@ std::shared_ptr<Snapshot> make_snapshot(std::uint64_t tick, int extra_ranks) {
   s->verdict_window_index = 1;
   std::vector<RankSnapshot> demo{rank("demo-slow", 0, 0.61, s->windows_ns),
                                  rank("demo-slow", 1, 0.05, s->windows_ns)};
+  // Rank 1's host runs 90 s behind the collector, past the warning threshold.
+  s->clock_warning_ns = kS;
+  demo[1].clock_offset_ns = -90 * kS;
   for (int r = 2; r < 2 + extra_ranks; ++r)
     demo.push_back(rank("demo-slow", r, 0.3, s->windows_ns));
   const std::string odd(kOddJob);

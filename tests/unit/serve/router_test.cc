@@ -103,6 +103,9 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
   EXPECT_EQ(r0["verdict"], "data-starved");
   EXPECT_EQ(r0["cause"], "storage");
   EXPECT_TRUE(d["ranks"][1]["cause"].is_null());  // not data-starved
+  EXPECT_EQ(r0["clock_warning"], false);
+  EXPECT_EQ(d["ranks"][1]["clock_offset_seconds"], -90.0);
+  EXPECT_EQ(d["ranks"][1]["clock_warning"], true);
   EXPECT_EQ(r0["step"], 120);
   EXPECT_EQ(r0["agent_dropped"], 3);
   EXPECT_EQ(r0["lost_batches"], 1);

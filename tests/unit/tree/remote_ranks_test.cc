@@ -104,5 +104,28 @@ TEST(RemoteRanks, RefusesReportsOfOtherWindowsAndGarbage) {
   EXPECT_EQ(st.last_rejection, "not a node report");
 }
 
+// A remote rank's clock offset is on the head's clock: its host's against
+// its node, plus the node's against the head (report time minus receive
+// time), so job views that put ranks of several nodes side by side line up.
+TEST(RemoteRanks, ARemoteRanksClockOffsetAddsItsNodesOffsetToTheHead) {
+  RemoteRanks remote(kWindows, 2 * kS, 60 * kS);
+  Snapshot a = node_snapshot({0}, RankState::kActive);
+  a.now_ns = 10 * kS;
+  Snapshot b = node_snapshot({1}, RankState::kActive);
+  b.now_ns = 100 * kS;  // node b's clock is 90 s ahead of the head's
+  feed(remote, a, "a", 10 * kS);
+  feed(remote, b, "b", 10 * kS);
+  // A later report that took longer to arrive does not change the estimate.
+  b.now_ns = 100 * kS + 100'000'000;
+  feed(remote, b, "b", 10 * kS + 300'000'000);
+  Snapshot s;
+  s.windows_ns = kWindows;
+  remote.merge_into(s, 11 * kS, VerdictThresholds{});
+  ASSERT_EQ(s.jobs.size(), 1u);
+  ASSERT_EQ(s.jobs[0].ranks.size(), 2u);
+  EXPECT_EQ(s.jobs[0].ranks[0].clock_offset_ns, -7);  // full_rank's host offset
+  EXPECT_EQ(s.jobs[0].ranks[1].clock_offset_ns, 90 * kS - 7);
+}
+
 }  // namespace
 }  // namespace stallwatch::test

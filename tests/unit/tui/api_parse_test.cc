@@ -29,7 +29,8 @@ std::string job_detail_body() {
          R"(, "straggler_rank": null, "verdict": "data-starved"}},
     "counters": {"events_received": 4000, "batches_received": 10, "agent_dropped": 3, "lost_batches": 1,
                  "late_events": 0, "unpaired_events": 0},
-    "ranks": [{"rank": 0, "state": "active", "verdict": "data-starved", "device_source": "compute-proxy",
+    "ranks": [{"rank": 0, "clock_offset_seconds": -42.5, "clock_warning": true,
+      "state": "active", "verdict": "data-starved", "device_source": "compute-proxy",
       "start_ns": 0, "end_ns": 0, "last_seen_ns": 0, "watermark_ns": 77, "epoch": 2, "step": 120,
       "events_received": 4000, "batches_received": 10, "agent_dropped": 3, "lost_batches": 1,
       "late_events": 0, "unpaired_events": 2,
@@ -72,6 +73,8 @@ TEST(ApiParseTest, JobDetailKeepsEveryFieldTheTuiShows) {
   EXPECT_FALSE(d.head.window("60s")->straggler_rank.has_value());
   ASSERT_EQ(d.ranks.size(), 1u);
   const RankRow& r = d.ranks[0];
+  EXPECT_EQ(r.clock_offset_seconds, -42.5);
+  EXPECT_TRUE(r.clock_warning);
   EXPECT_EQ(r.watermark_ns, 77);
   EXPECT_EQ(r.epoch, 2);
   EXPECT_EQ(r.step, 120);

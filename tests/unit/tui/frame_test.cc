@@ -75,6 +75,16 @@ TEST_F(FrameTest, RankRowsShowTheWindowsFiguresAndVerdicts) {
   EXPECT_NE(rank0.find("0.80"), std::string::npos);  // steps/s
 }
 
+TEST_F(FrameTest, TheJobLineWarnsAboutRanksWhoseClockIsOff) {
+  EXPECT_FALSE(contains(frame(200, 0), "clock warning"));
+  ASSERT_TRUE(model_.detail.has_value());
+  ASSERT_GE(model_.detail->ranks.size(), 2u);
+  model_.detail->ranks[1].clock_offset_seconds = 90;
+  model_.detail->ranks[1].clock_warning = true;
+  EXPECT_TRUE(contains(frame(200, 0), "alpha · 3 ranks"));
+  EXPECT_TRUE(contains(frame(200, 0), " · clock warning: rank 1 +1m 30s"));
+}
+
 TEST_F(FrameTest, InteractiveFrameFillsTheHeightWithKeysOnTheLastLine) {
   model_.interactive = true;
   model_.link.state = LinkView::State::kLive;

@@ -46,6 +46,16 @@ alerts: none
   return frame;
 }
 
+// The demo's events carry fixed times, years before now: their hosts' clocks
+// read as that far off, an offset that grows by the hour. This exact frame
+// leaves the job line's clock warning out with a threshold past it
+// (frame_test.cc tests the warning).
+DaemonOptions frame_options() {
+  DaemonOptions o;
+  o.config_toml = "[engine]\nclock_warning = \"7000000000s\"\n";
+  return o;
+}
+
 class TopOnceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -56,7 +66,7 @@ class TopOnceTest : public ::testing::Test {
     url_ = url_of(daemon_.http_port());
   }
 
-  DaemonProcess daemon_;
+  DaemonProcess daemon_{frame_options()};
   std::string url_;
 };
 

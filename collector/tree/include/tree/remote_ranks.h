@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,8 @@
 #include "engine/snapshot.h"
 
 namespace stallwatch::collector {
+
+inline constexpr std::int64_t kNodeClockWindowNs = 60'000'000'000;
 
 struct RemoteRanksStats {
   std::uint64_t nodes = 0;  // nodes heard from and not yet forgotten
@@ -30,7 +33,10 @@ struct RemoteRanksStats {
 // when. merge_into() adds them to the head's own snapshot, beside its local
 // ranks, and forms the jobs again (summarize_job), so every consumer of the
 // snapshot (API, web page, /metrics, alerts, an upstream of its own) serves
-// them as local ranks. A rank whose node has not reported it for
+// them as local ranks. A remote rank's clock offset is its host's against
+// its node plus the node's against this head, estimated like a host's
+// (docs/design.md, "Clocks"): the largest report time minus receive time over
+// the last kNodeClockWindowNs. A rank whose node has not reported it for
 // `silent_after_ns` is shown silent (unless it had finished); after
 // `forget_after_ns` it is dropped. A local rank wins over a remote one with
 // the same job and rank.
@@ -72,6 +78,10 @@ class RemoteRanks {
   struct Node {
     std::string http_address;
     std::int64_t last_report_ns = 0;
+    // The node's clock minus this head's: per second of receive time, the
+    // largest report now_ns - receive time (oldest first).
+    std::deque<std::pair<std::int64_t, std::int64_t>> clock_seconds;
+    std::int64_t clock_offset_ns = 0;
   };
   using Key = std::pair<std::string, std::int32_t>;
 
