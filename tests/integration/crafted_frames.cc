@@ -74,6 +74,9 @@ Frame encode_batch(const CraftedBatch& in) {
   add(t, 0, EventKind::kCounter, "pipeline", "batch_size", 16);
   add(t, 40 * kMs, EventKind::kComplete, "dataloader", "fetch.iter", 0);
   add(t + 40 * kMs, 50 * kMs, EventKind::kComplete, "compute", "forward", 0);
+  if (in.comm_dur_ns > 0) {
+    add(t + in.comm_start_ns, in.comm_dur_ns, EventKind::kComplete, "comm", "all_reduce", 1 << 20);
+  }
   collector::BatchEncoder encoder;
   const collector::EncodedFrame frame = encoder.encode(batch, names);
   return {frame.bytes.begin(), frame.bytes.end()};

@@ -31,6 +31,10 @@ struct CraftedBatch {
   std::int64_t sent_at_ns = 0;
   std::uint64_t dropped_since_last = 0;
   std::int64_t event_offset_ns = 0;  // added to every event time (e.g. past the allowed lead)
+  // With comm_dur_ns > 0: an all_reduce (cat "comm") this long, starting
+  // comm_start_ns after the step mark.
+  std::int64_t comm_start_ns = 0;
+  std::int64_t comm_dur_ns = 0;
 };
 Frame encode_batch(const CraftedBatch& batch);
 

@@ -41,6 +41,7 @@ void strip_collector_clock(json& j) {
   if (j.is_object()) {
     j.erase("last_seen_ns");
     j.erase("clock_offset_seconds");
+    j.erase("clock_warning");
     for (auto& [key, value] : j.items())
       strip_collector_clock(value);
   } else if (j.is_array()) {
@@ -108,8 +109,13 @@ std::unique_ptr<DaemonProcess> start_node(const Head& head, const std::string& f
   return node;
 }
 
-// Batches of ranks 0..3, `count` per rank, 100 ms apart, ending now.
-std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_seq) {
+// Batches of ranks 0..3, `count` per rank, 100 ms apart, ending now. With
+// `collective`: a data-parallel all_reduce every step, where ranks 0..2 call
+// it 20..50 ms into the step and rank 3 (slow) 90..98 ms in, so the others
+// wait for rank 3 for their whole call. The 40 ms between them keep the
+// matching exact whatever each collector's clock estimate (a few ms here).
+std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_seq,
+                                                bool collective = false) {
   std::vector<std::vector<Frame>> out(4);
   const std::int64_t now = wall_clock_ns();
   for (int i = 0; i < count; ++i) {
@@ -120,17 +126,45 @@ std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_s
       b.pid = 5000 + rank;
       b.seq = first_seq + static_cast<std::uint64_t>(i);
       b.sent_at_ns = now - (count - 1 - i) * 100 * kMs;
+      if (collective) {
+        b.comm_start_ns = (rank == 3 ? 90 : 20) * kMs;
+        b.comm_dur_ns = (rank == 3 ? 8 : 30) * kMs;
+      }
       out[static_cast<std::size_t>(rank)].push_back(encode_batch(b));
     }
   }
   return out;
 }
 
+json peer_waits_of(const DaemonProcess& daemon, int rank) {
+  return get_json(daemon, std::string("/api/v1/jobs/") + kJob + "/ranks/" + std::to_string(rank) +
+                              "/timeline")["peer_waits"];
+}
+
+// A job-level rule like the default JobHeldBack, over the 5 s window and
+// without its minute of hysteresis.
+constexpr const char* kHeldBackRule = R"(
+[alerts]
+[[alerts.rule]]
+name = "JobHeldBack"
+metric = "straggler_cost_ratio"
+scope = "job"
+window = "5s"
+above = 0.1
+clear = 0.05
+for = "0s"
+)";
+
+// A data-parallel job whose slow rank 3 is on node B and whose waiting ranks
+// 0 and 1 are on node A (2 on B): the head matches the collectives across
+// the nodes, so every rank's row (peer_wait_seconds and verdicts included),
+// the job's held_back and each timeline's peer_waits equal the single
+// collector's, and the head's JobHeldBack rule fires.
 TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem) {
   TempDir dir;
   Head top(dir.path() + "/top");
   ASSERT_TRUE(top.daemon && top.daemon->running() && !top.endpoint.empty());
-  Head head(dir.path() + "/head", top.upstream_args("127.0.0.5", "mid"));
+  Head head(dir.path() + "/head", top.upstream_args("127.0.0.5", "mid"), kHeldBackRule);
   ASSERT_TRUE(head.daemon && head.daemon->running() && !head.endpoint.empty())
       << head.daemon->log();
   auto node_a = start_node(head, "127.0.0.3", "node-a", dir.path() + "/a");
@@ -141,7 +175,7 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
   FramePusher to_single(single.tcp_endpoint());
   FramePusher to_a(node_a->tcp_endpoint());
   FramePusher to_b(node_b->tcp_endpoint());
-  const auto batches = crafted_batches(12, 0);
+  const auto batches = crafted_batches(12, 0, true);
   for (std::size_t i = 0; i < batches[0].size(); ++i) {
     for (int rank = 0; rank < 4; ++rank) {
       const Frame& f = batches[static_cast<std::size_t>(rank)][i];
@@ -173,7 +207,47 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
   }
   // Sums over the ranks are exact; the nodes are heard and nothing refused.
   json job = get_json(*head.daemon, std::string("/api/v1/jobs/") + kJob);
-  EXPECT_EQ(job["counters"], get_json(single, std::string("/api/v1/jobs/") + kJob)["counters"]);
+  const json single_job = get_json(single, std::string("/api/v1/jobs/") + kJob);
+  EXPECT_EQ(job["counters"], single_job["counters"]);
+
+  // Waiting for peers across the nodes: rank 0 (node A) waited for rank 3
+  // (node B) 30 ms a step, as the single collector says.
+  const json rank0 = expected[0]["windows"]["5s"];
+  EXPECT_GT(rank0["peer_wait_seconds"].get<double>(), 0.1) << rank0.dump();
+  EXPECT_EQ(expected[3]["windows"]["5s"]["peer_wait_seconds"], 0.0);
+  ASSERT_TRUE(single_job["summary"]["5s"]["held_back"].is_object()) << single_job.dump();
+  EXPECT_EQ(single_job["summary"]["5s"]["held_back"]["ranks"][0]["rank"], 3);
+  for (const DaemonProcess* d : {head.daemon.get(), top.daemon.get()}) {
+    const json at = get_json(*d, std::string("/api/v1/jobs/") + kJob);
+    for (const auto& [window, w] : single_job["summary"].items()) {
+      EXPECT_EQ(at["summary"][window]["held_back"], w["held_back"]) << window;
+      EXPECT_EQ(at["summary"][window]["mean"]["peer_wait_seconds"], w["mean"]["peer_wait_seconds"])
+          << window;
+      EXPECT_EQ(at["summary"][window]["max"]["peer_wait_seconds"], w["max"]["peer_wait_seconds"])
+          << window;
+    }
+    // Each remote rank's timeline, fetched from its node, has the head's
+    // waits: those of the single collector.
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(peer_waits_of(*d, r), peer_waits_of(single, r)) << "rank " << r;
+    }
+  }
+  const json waits = peer_waits_of(single, 0);
+  ASSERT_EQ(waits.size(), 12u) << waits.dump();
+  EXPECT_EQ(waits[0]["waiting_for"], 3);
+  EXPECT_EQ(waits[0]["end_ns"].get<std::int64_t>() - waits[0]["start_ns"].get<std::int64_t>(),
+            30 * kMs);
+  json alerts;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        alerts = get_json(*head.daemon, "/api/v1/alerts");
+        for (const json& a : alerts["alerts"]) {
+          if (a["name"] == "JobHeldBack" && a["job"] == kJob && a["state"] == "firing") return true;
+        }
+        return false;
+      },
+      5s, 50ms))
+      << alerts.dump();
   json status = get_json(*head.daemon, "/api/v1/status");
   EXPECT_EQ(status["tree"]["nodes"], 2);
   EXPECT_EQ(status["tree"]["remote_ranks"], 4);

@@ -128,7 +128,7 @@ std::shared_ptr<const Snapshot> TreeLink::merge(std::shared_ptr<const Snapshot> 
                                                 std::int64_t now_ns) {
   if (!remote_ || remote_->empty()) return local;
   auto merged = std::make_shared<Snapshot>(*local);
-  remote_->merge_into(*merged, now_ns, config_.engine.verdict);
+  remote_->merge_into(*merged, now_ns, config_.engine);
   return merged;
 }
 

@@ -161,32 +161,26 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
   snap->clock_warning_ns = m.config.clock_warning_ns;
   std::uint64_t memory = sizeof(Impl) + m.classes.bytes() + m.batch.bytes() + m.blocks.bytes() +
                          m.clocks.approx_bytes();
-  // Per job, its ranks' COMM calls (read from their timelines, at tick time).
-  std::vector<std::vector<detail::RankCalls>> calls;
   for (auto& [key, tracker] : m.ranks) {
     tracker->settle(now_ns);
     if (snap->jobs.empty() || snap->jobs.back().job != key.first) {
       snap->jobs.emplace_back().job = key.first;
-      calls.emplace_back();
     }
     RankSnapshot& rank =
         snap->jobs.back().ranks.emplace_back(tracker->snapshot(now_ns, m.verdict_index));
     rank.host = tracker->host();
     rank.clock_offset_ns = m.clocks.offset_ns(rank.host);
-    // A rank that never had COMM time (its totals) has no calls: no scan.
-    const bool comm = !rank.windows.empty() && rank.windows.back().comm_seconds > 0;
-    calls.back().push_back(
-        {comm ? tracker->comm_calls() : std::vector<detail::CommCall>{}, rank.clock_offset_ns});
+    // Its COMM calls, read from its timeline at tick time. A rank that never
+    // had COMM time (its totals) has no calls: no scan.
+    if (!rank.windows.empty() && rank.windows.back().comm_seconds > 0) {
+      rank.comm_calls = tracker->comm_calls();
+    }
     sources += tracker->source_count();
     memory += tracker->approx_bytes() + key.first.capacity() + sizeof(key) + 64;
   }
   std::uint64_t late = m.forgotten_late;
-  for (std::size_t j = 0; j < snap->jobs.size(); ++j) {
-    JobSnapshot& job = snap->jobs[j];
-    const detail::JobPeers peers(job.ranks, calls[j], m.config, m.verdict_index);
-    summarize_job(job, m.windows_ns.size(), m.verdict_index, m.config.verdict);
-    for (std::size_t i = 0; i < job.windows.size(); ++i)
-      peers.fill(job.ranks, i, job.windows[i]);
+  for (JobSnapshot& job : snap->jobs) {
+    summarize_job_with_peers(job, m.windows_ns.size(), m.verdict_index, m.config);
     add_counters(snap->counters, job.counters);
     late += job.counters.late_events;
   }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "engine/job_summary.h"
 #include "window_metrics.h"
 
 namespace stallwatch::collector::detail {
@@ -96,3 +97,38 @@ void JobPeers::fill(std::span<const RankSnapshot> ranks, std::size_t index,
 }
 
 }  // namespace stallwatch::collector::detail
+
+namespace stallwatch::collector {
+
+void summarize_job_with_peers(JobSnapshot& job, std::size_t window_count, std::size_t verdict_index,
+                              const EngineConfig& config) {
+  // The calls move into the matching's input and back: no copy per tick.
+  std::vector<detail::RankCalls> calls(job.ranks.size());
+  for (std::size_t i = 0; i < job.ranks.size(); ++i) {
+    calls[i].calls = std::move(job.ranks[i].comm_calls);
+    calls[i].clock_offset_ns = job.ranks[i].clock_offset_ns;
+  }
+  const detail::JobPeers peers(job.ranks, calls, config, verdict_index);
+  summarize_job(job, window_count, verdict_index, config.verdict);
+  for (std::size_t i = 0; i < job.windows.size(); ++i)
+    peers.fill(job.ranks, i, job.windows[i]);
+  for (std::size_t i = 0; i < job.ranks.size(); ++i)
+    job.ranks[i].comm_calls = std::move(calls[i].calls);
+}
+
+std::vector<PeerWaitSpan> job_peer_waits(const JobSnapshot& job, std::int32_t rank) {
+  std::vector<detail::RankCalls> calls;
+  std::size_t self = job.ranks.size();
+  for (const RankSnapshot& r : job.ranks) {
+    if (r.rank == rank) self = calls.size();
+    calls.push_back({r.comm_calls, r.clock_offset_ns});
+  }
+  std::vector<PeerWaitSpan> out;
+  if (self == job.ranks.size()) return out;
+  const detail::PeerWaits waits = detail::peer_wait_intervals(calls);
+  for (const detail::WaitInterval& w : waits.waits[self])
+    out.push_back({w.start_ns, w.end_ns, job.ranks[w.waiting_for].rank});
+  return out;
+}
+
+}  // namespace stallwatch::collector

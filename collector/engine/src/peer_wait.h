@@ -5,18 +5,11 @@
 #include <span>
 #include <vector>
 
+#include "engine/comm_call.h"
+
 namespace stallwatch::collector::detail {
 
-// One collective call of one rank, on the rank's clock: a COMM region keyed
-// by the step it follows (the value of the latest step mark at or before its
-// start, -1 before any) and its ordinal among that step's COMM regions in
-// start order.
-struct CommCall {
-  std::int64_t start_ns = 0;
-  std::int64_t end_ns = 0;
-  std::int64_t step = -1;
-  std::uint32_t ordinal = 0;
-};
+using collector::CommCall;
 
 // The COMM calls of one rank of a job, and its host's clock offset
 // (collector_time() = t - offset).

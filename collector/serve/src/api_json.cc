@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <optional>
 
 #include "engine/event_class.h"
 #include "stallwatch/device_lane.h"
@@ -311,6 +313,44 @@ std::string timeline_json(const Timeline& t, const RankSnapshot* rank) {
   w.end_array();
   w.end_object();
   return out;
+}
+
+namespace {
+
+// The integer after `"key":` in `body`, if any.
+std::optional<std::int64_t> integer_field(std::string_view body, std::string_view key) {
+  const std::string pattern = "\"" + std::string(key) + "\":";
+  const std::size_t at = body.find(pattern);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::int64_t value = 0;
+  const char* first = body.data() + at + pattern.size();
+  const auto [end, ec] = std::from_chars(first, body.data() + body.size(), value);
+  if (ec != std::errc{} || end == first) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::string with_peer_waits(std::string body, const std::vector<PeerWaitSpan>& waits) {
+  constexpr std::string_view kKey = "\"peer_waits\":";
+  const std::size_t at = body.rfind(kKey);
+  const auto from = integer_field(body, "from_ns");
+  const auto to = integer_field(body, "to_ns");
+  if (at == std::string::npos || !from || !to || body.back() != '}') return body;
+  body.resize(at + kKey.size());
+  JsonWriter w(body);
+  w.begin_array();
+  for (const PeerWaitSpan& p : waits) {
+    if (p.end_ns < *from || p.start_ns > *to) continue;
+    w.begin_object();
+    w.key("start_ns").integer(p.start_ns);
+    w.key("end_ns").integer(p.end_ns);
+    w.key("waiting_for").integer(p.waiting_for);
+    w.end_object();
+  }
+  w.end_array();
+  body.push_back('}');
+  return body;
 }
 
 std::string series_json(const Series& s, std::string_view window) {

@@ -26,6 +26,12 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view,
 std::string timeline_json(const Timeline& timeline, const RankSnapshot* rank);
 std::string series_json(const Series& series, std::string_view window);
 
+// A node's timeline JSON (timeline_json() of the node's daemon) with its
+// "peer_waits" (the last key, matched over the node's ranks only) replaced
+// by `waits` that overlap its from_ns..to_ns: a head's matching over the
+// ranks of all its nodes. The body unchanged when it does not end so.
+std::string with_peer_waits(std::string body, const std::vector<PeerWaitSpan>& waits);
+
 void write_alerts(JsonWriter& w, const std::vector<AlertView>& alerts);
 std::string alerts_json(const std::vector<AlertView>& alerts);
 

@@ -7,6 +7,7 @@
 
 #include "api_json.h"
 #include "catalog/metric_table.h"
+#include "engine/job_summary.h"
 #include "serve/prometheus_text.h"
 #include "serve/snapshot_json.h"
 #include "url.h"
@@ -162,14 +163,19 @@ HttpResponse Router::timeline(std::string_view job_segment, std::string_view ran
 
   const auto state = backend_.current();
   const RankSnapshot* rank_snapshot = nullptr;
-  if (const JobSnapshot* j = snapshot_of(*state).find_job(*job)) {
-    for (const RankSnapshot& r : j->ranks) {
+  const JobSnapshot* job_snapshot = snapshot_of(*state).find_job(*job);
+  if (job_snapshot != nullptr) {
+    for (const RankSnapshot& r : job_snapshot->ranks) {
       if (r.rank == *rank) rank_snapshot = &r;
     }
   }
   const auto timeline = backend_.timeline(*job, *rank, *seconds);
   if (!timeline) {
     if (auto remote = backend_.remote_timeline(*job, *rank, *seconds)) {
+      // The node matched its own ranks' calls; this head matches the job's.
+      if (remote->status == 200 && job_snapshot != nullptr) {
+        return json(with_peer_waits(std::move(remote->body), job_peer_waits(*job_snapshot, *rank)));
+      }
       if (remote->status == 200) return json(std::move(remote->body));
       return error(static_cast<unsigned>(remote->status), remote->body);
     }

@@ -54,8 +54,7 @@ void RemoteRanks::accept(std::span<const std::uint8_t> frame, std::int64_t now_n
   }
 }
 
-void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns,
-                             const VerdictThresholds& thresholds) {
+void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns, const EngineConfig& config) {
   std::set<std::string, std::less<>> touched;
   {
     std::lock_guard lock(mutex_);
@@ -89,7 +88,8 @@ void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns,
   snapshot.counters = {};
   for (JobSnapshot& job : snapshot.jobs) {
     if (touched.contains(job.job)) {
-      summarize_job(job, snapshot.windows_ns.size(), snapshot.verdict_window_index, thresholds);
+      summarize_job_with_peers(job, snapshot.windows_ns.size(), snapshot.verdict_window_index,
+                               config);
     }
     add_counters(snapshot.counters, job.counters);
   }

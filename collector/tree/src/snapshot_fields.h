@@ -120,13 +120,21 @@ struct Fields<FinalizedTotals> {
 };
 
 template <>
+struct Fields<CommCall> {
+  template <class Io, class T>
+  static void visit(Io& io, T& c) {
+    io(c.start_ns), io(c.end_ns), io(c.step), io(c.ordinal);
+  }
+};
+
+template <>
 struct Fields<RankSnapshot> {
   template <class Io, class T>
   static void visit(Io& io, T& r) {
     io(r.job), io(r.rank), io(r.host), io(r.clock_offset_ns), io(r.state), io(r.device_source);
     io(r.start_ns), io(r.end_ns), io(r.last_seen_ns), io(r.watermark_ns), io(r.epoch);
     io(r.step), io(r.verdict), io(r.cause), io(r.windows), io(r.counters), io(r.processes);
-    io(r.gpu_counters), io(r.finalized);
+    io(r.gpu_counters), io(r.finalized), io(r.comm_calls);
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api_json.h"
 #include "fake_backend.h"
 
 namespace stallwatch::collector {
@@ -344,6 +345,26 @@ TEST_F(RouterTest, BeforeTheFirstTick) {
   EXPECT_EQ(get_json("/api/v1/status")["windows"], json({"total"}));
   get_json("/api/v1/jobs/demo-slow", 404);
   EXPECT_EQ(get("/metrics").status, 200u);
+}
+
+// A head replaces a node's timeline's peer_waits (matched over that node's
+// ranks) with its own, keeping those that overlap the timeline.
+TEST(WithPeerWaits, ReplacesTheNodesWaitsWithinTheTimeline) {
+  Timeline t;
+  t.job = "j";
+  t.from_ns = 1000;
+  t.to_ns = 2000;
+  t.peer_waits = {{1100, 1200, 1}};
+  const std::string node = timeline_json(t, nullptr);
+  const json head = json::parse(with_peer_waits(node, {{500, 900, 3}, {1500, 1600, 3}}));
+  ASSERT_EQ(head["peer_waits"].size(), 1u) << head.dump();
+  EXPECT_EQ(head["peer_waits"][0]["start_ns"], 1500);
+  EXPECT_EQ(head["peer_waits"][0]["end_ns"], 1600);
+  EXPECT_EQ(head["peer_waits"][0]["waiting_for"], 3);
+  EXPECT_EQ(head["from_ns"], 1000);
+  EXPECT_EQ(head["job"], "j");
+  EXPECT_TRUE(json::parse(with_peer_waits(node, {}))["peer_waits"].empty());
+  EXPECT_EQ(with_peer_waits("not json", {{1, 2, 3}}), "not json");
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ TEST(NodeReport, CarriesEveryFieldOfTheRanks) {
   EXPECT_EQ(r.windows[1].write_ops_per_second, 3);
   EXPECT_EQ(r.finalized.read_bytes, 1 << 20);
   EXPECT_EQ(r.finalized.write_ops, 7);
+  EXPECT_EQ(r.comm_calls, want.comm_calls);
 
   // Encoding what was decoded gives the same bytes: nothing was lost.
   Snapshot again = s;

@@ -49,7 +49,7 @@ TEST(RemoteRanks, MergesBesideLocalRanksAndFormsTheJobAgain) {
   feed(remote, node_snapshot({2}, RankState::kActive), "b", 10 * kS);
   Snapshot s = head_snapshot();
   const std::uint64_t local_events = s.jobs[0].ranks[0].counters.events_received;
-  remote.merge_into(s, 10 * kS, VerdictThresholds{});
+  remote.merge_into(s, 10 * kS, EngineConfig{});
   ASSERT_EQ(s.jobs.size(), 1u);
   const JobSnapshot& job = s.jobs[0];
   ASSERT_EQ(job.ranks.size(), 3u);
@@ -75,17 +75,17 @@ TEST(RemoteRanks, RanksOfANodeThatStopsReportingTurnSilentThenAreForgotten) {
   feed(remote, node_snapshot({5}, RankState::kFinished), "a", 10 * kS);
   Snapshot early;
   early.windows_ns = kWindows;
-  remote.merge_into(early, 11 * kS, VerdictThresholds{});
+  remote.merge_into(early, 11 * kS, EngineConfig{});
   EXPECT_EQ(early.jobs[0].ranks[0].state, RankState::kActive);
   EXPECT_EQ(early.jobs[0].state, RankState::kActive);
   Snapshot late;
   late.windows_ns = kWindows;
-  remote.merge_into(late, 12 * kS, VerdictThresholds{});
+  remote.merge_into(late, 12 * kS, EngineConfig{});
   EXPECT_EQ(late.jobs[0].ranks[0].state, RankState::kSilent);
   EXPECT_EQ(late.jobs[0].ranks[1].state, RankState::kFinished);  // finished stays finished
   EXPECT_EQ(late.jobs[0].state, RankState::kSilent);
   Snapshot gone;
-  remote.merge_into(gone, 70 * kS, VerdictThresholds{});
+  remote.merge_into(gone, 70 * kS, EngineConfig{});
   EXPECT_TRUE(gone.jobs.empty());
   EXPECT_TRUE(remote.empty());
 }
@@ -120,11 +120,62 @@ TEST(RemoteRanks, ARemoteRanksClockOffsetAddsItsNodesOffsetToTheHead) {
   feed(remote, b, "b", 10 * kS + 300'000'000);
   Snapshot s;
   s.windows_ns = kWindows;
-  remote.merge_into(s, 11 * kS, VerdictThresholds{});
+  remote.merge_into(s, 11 * kS, EngineConfig{});
   ASSERT_EQ(s.jobs.size(), 1u);
   ASSERT_EQ(s.jobs[0].ranks.size(), 2u);
   EXPECT_EQ(s.jobs[0].ranks[0].clock_offset_ns, -7);  // full_rank's host offset
   EXPECT_EQ(s.jobs[0].ranks[1].clock_offset_ns, 90 * kS - 7);
+}
+
+// Ranks 0..3 of a data-parallel job, 10 steps of 1 s from `shift` on their
+// clock: each step's all_reduce starts 100 ms in, rank 3's 250 ms in, and all
+// end 300 ms in. Ranks `ranks` only.
+Snapshot collective_snapshot(std::vector<std::int32_t> ranks, std::int64_t shift) {
+  constexpr std::int64_t kMs = 1'000'000;
+  Snapshot s = node_snapshot(ranks, RankState::kActive);
+  s.now_ns = shift + 10 * kS;
+  for (RankSnapshot& r : s.jobs[0].ranks) {
+    for (WindowMetrics& m : r.windows) {
+      m.start_ns = shift;
+      m.end_ns = shift + 10 * kS;
+      m.wall_seconds = 10;
+    }
+    r.comm_calls.clear();
+    for (std::int64_t step = 0; step < 10; ++step) {
+      const std::int64_t begin = shift + step * kS + (r.rank == 3 ? 250 : 100) * kMs;
+      r.comm_calls.push_back({begin, shift + step * kS + 300 * kMs, step, 0});
+    }
+  }
+  return s;
+}
+
+TEST(RemoteRanks, MatchesCollectivesAcrossNodesOnTheHeadsClock) {
+  RemoteRanks remote(kWindows, 2 * kS, 60 * kS);
+  // Node b's clock is 5 s ahead of the head's; node a's is the head's.
+  const std::int64_t ahead = 5 * kS;
+  feed(remote, collective_snapshot({0, 1}, 0), "a", 10 * kS);
+  feed(remote, collective_snapshot({2, 3}, ahead), "b", 10 * kS);
+  Snapshot s;
+  s.windows_ns = kWindows;
+  remote.merge_into(s, 10 * kS, EngineConfig{});
+  ASSERT_EQ(s.jobs.size(), 1u);
+  const JobSnapshot& job = s.jobs[0];
+  ASSERT_EQ(job.ranks.size(), 4u);
+  EXPECT_EQ(job.ranks[2].clock_offset_ns, ahead - 7);  // its host's offset against node b, -7 ns
+  // Each of ranks 0..2 waits 150 ms a step for rank 3, across the nodes.
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(job.ranks[i].windows[0].peer_wait_seconds, 1.5, 1e-9) << "rank " << i;
+  }
+  EXPECT_EQ(job.ranks[3].windows[0].peer_wait_seconds, 0);
+  EXPECT_EQ(job.windows[0].held_back.ranks, std::vector<std::int32_t>{3});
+  EXPECT_NEAR(job.windows[0].held_back.cost_ratio, 0.15, 1e-9);
+  EXPECT_EQ(job.windows[0].held_back.other_ranks, 3);
+  const std::vector<PeerWaitSpan> waits = job_peer_waits(job, 0);
+  ASSERT_EQ(waits.size(), 10u);
+  EXPECT_EQ(waits[4].start_ns, 4 * kS + 100'000'000);
+  EXPECT_EQ(waits[4].end_ns, 4 * kS + 250'000'000);
+  EXPECT_EQ(waits[4].waiting_for, 3);
+  EXPECT_TRUE(job_peer_waits(job, 3).empty());
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ inline collector::RankSnapshot full_rank(const std::string& job, std::int32_t ra
     m.verdict = Verdict::kIoBound;
     r.windows.push_back(m);
   }
+  r.comm_calls = {{200, 260, 41, 0}, {300, 340, 42, 1}};
   r.counters.events_received = 1000 + static_cast<std::uint64_t>(rank);
   r.counters.late_events = 2;
   ProcessSnapshot p;

@@ -7,7 +7,10 @@
 // as one collector would summarize it.
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
+#include "engine/engine.h"
 #include "engine/engine_config.h"
 #include "engine/snapshot.h"
 
@@ -21,5 +24,19 @@ void add_counters(Counters& to, const Counters& c);
 // `verdict_index`) from job.ranks, replacing what they held.
 void summarize_job(JobSnapshot& job, std::size_t window_count, std::size_t verdict_index,
                    const VerdictThresholds& thresholds);
+
+// summarize_job() with the cross-rank part: matches the ranks' comm_calls
+// (each on its rank's clock, less its clock_offset_ns) into collectives and
+// sets each rank window's peer_wait_seconds and verdict, the rank's headline
+// verdict, and each job window's peer wait and held_back (docs/api.md,
+// "peer_wait_seconds" and "held_back"). What Engine::tick() does per job, and
+// a head again over the ranks of all its nodes.
+void summarize_job_with_peers(JobSnapshot& job, std::size_t window_count, std::size_t verdict_index,
+                              const EngineConfig& config);
+
+// The waits for peers of `rank` of `job` (sorted, on the rank's clock), from
+// its ranks' comm_calls matched as summarize_job_with_peers() matches them;
+// empty for a rank not in the job.
+std::vector<PeerWaitSpan> job_peer_waits(const JobSnapshot& job, std::int32_t rank);
 
 }  // namespace stallwatch::collector

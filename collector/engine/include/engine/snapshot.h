@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "catalog/vocabulary.h"
+#include "engine/comm_call.h"
 #include "engine/decoded_batch.h"
 
 namespace stallwatch::collector {
@@ -216,6 +217,10 @@ struct RankSnapshot {
   std::vector<ProcessSnapshot> processes;
   GpuCounters gpu_counters;
   FinalizedTotals finalized;
+  // Its COMM calls within the timeline span, as the peer matching took them
+  // (empty for a rank that never had COMM time). Not served: a collector
+  // tree's head matches them across its nodes (match_job_peers()).
+  std::vector<CommCall> comm_calls;
 };
 
 // Mean and max over a job's ranks for one window, plus the straggler. The

@@ -4,7 +4,8 @@
 // What a node daemon sends its head every tick (docs/design.md, "Collector
 // tree"): its ranks' snapshots as the node's engine made them (rows of every
 // window, counters, state, verdict, device source, processes, GPU counters,
-// finalized totals), with the node's name, its API address (for timelines)
+// finalized totals, the COMM calls its peer matching took, so that the head
+// matches them across nodes), with the node's name, its API address (for timelines)
 // and its windows. Raw events never travel. A node with many ranks sends
 // several reports per tick, each self-contained and under kMaxReportBytes.
 //
@@ -23,7 +24,7 @@
 
 namespace stallwatch::collector {
 
-inline constexpr std::uint16_t kReportVersion = 2;
+inline constexpr std::uint16_t kReportVersion = 3;
 inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
 struct NodeReport {

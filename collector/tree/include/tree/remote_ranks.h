@@ -33,7 +33,9 @@ struct RemoteRanksStats {
 // when. merge_into() adds them to the head's own snapshot, beside its local
 // ranks, and forms the jobs again (summarize_job), so every consumer of the
 // snapshot (API, web page, /metrics, alerts, an upstream of its own) serves
-// them as local ranks. A remote rank's clock offset is its host's against
+// them as local ranks. The ranks' COMM calls are matched again over all the
+// job's ranks (summarize_job_with_peers), so peer wait and held_back are
+// those of one collector. A remote rank's clock offset is its host's against
 // its node plus the node's against this head, estimated like a host's
 // (docs/design.md, "Clocks"): the largest report time minus receive time over
 // the last kNodeClockWindowNs. A rank whose node has not reported it for
@@ -52,9 +54,9 @@ class RemoteRanks {
   // keeps its ranks; a refused frame is counted.
   void accept(std::span<const std::uint8_t> frame, std::int64_t now_ns);
 
-  // Adds the remote ranks to `snapshot` (jobs and overall counters formed
-  // again with `verdict_index` and `thresholds`).
-  void merge_into(Snapshot& snapshot, std::int64_t now_ns, const VerdictThresholds& thresholds);
+  // Adds the remote ranks to `snapshot` (jobs, their peer matching and the
+  // overall counters formed again with `config`).
+  void merge_into(Snapshot& snapshot, std::int64_t now_ns, const EngineConfig& config);
 
   // The node that reported the rank and its API address (its base URL,
   // e.g. "https://node-3:8787", or "host:port" for plain http); nullopt for
