@@ -41,7 +41,7 @@ describe('dashboard on a job in lockstep where one rank holds the others back', 
       return api && api.ranks.length === 2 && api.summary[kWindow].held_back?.ranks?.length > 0
         && api.ranks.every((r) => r.windows[kWindow].steps >= 10);
     }, 'the API to name who holds the job back', 40000, 200);
-    view = await WatchedPage.open(browser, `${daemon.baseUrl}/#/jobs/${kJob}?window=${kWindow}&rank=0&span=5`);
+    view = await WatchedPage.open(browser, `${daemon.baseUrl}/#/jobs/${kJob}?window=${kWindow}&rank=0&span=10`);
   });
 
   after(async () => {
@@ -85,12 +85,12 @@ describe('dashboard on a job in lockstep where one rank holds the others back', 
   });
 
   test('rank 0\'s timeline draws the API\'s peer waits in a "waiting for peers" lane', async () => {
-    // Once the 5 s span is full (about 31 steps), the page's last poll and
-    // a fresh API read hold the same waits, give or take the ones a poll's
-    // edges move.
+    // The page's span is its shortest, 10 s (the spans it offers are 10, 30
+    // and 60 s): its last poll and a fresh API read of the same span hold the
+    // same waits, give or take the ones a poll's edges move.
     const { tl, api } = await until(async () => {
       const t = await readTimeline(view.page);
-      const a = await daemon.getJson(`${kJobPath}/ranks/0/timeline?seconds=5`);
+      const a = await daemon.getJson(`${kJobPath}/ranks/0/timeline?seconds=10`);
       return t.title === 'Timeline · rank 0' && t.pixels.peer_wait > 50 && a.peer_waits.length >= 25
         && Math.abs(t.classes.peer_wait - a.peer_waits.length) <= 3 ? { tl: t, api: a } : null;
     }, 'rank 0 timeline with a peer-wait lane as the API lists them', 20000, 200).catch(async (err) => {
@@ -107,7 +107,7 @@ describe('dashboard on a job in lockstep where one rank holds the others back', 
     console.log(`rank 0: ${tl.classes.peer_wait} peer-wait regions drawn, ${api.peer_waits.length} in the API`);
     const lane = await view.page.evaluate(() => document.querySelector('canvas.timeline-canvas').getAttribute('aria-label'));
     assert.match(lane, /lanes/);
-    const slow = await daemon.getJson(`${kJobPath}/ranks/1/timeline?seconds=5`);
+    const slow = await daemon.getJson(`${kJobPath}/ranks/1/timeline?seconds=10`);
     const total = (waits) => waits.reduce((sum, w) => sum + (w.end_ns - w.start_ns), 0);
     assert.ok(total(slow.peer_waits) < 0.1 * total(api.peer_waits),
       `rank 1 hardly waits: ${total(slow.peer_waits) / 1e6} ms against rank 0's ${total(api.peer_waits) / 1e6} ms`);

@@ -105,6 +105,21 @@ void write_tree_status(JsonWriter& w, const TreeStatus& t) {
   w.end_object();
 }
 
+// A rank's waits for its peers that touch [from_ns, to_ns], as an array.
+void write_peer_waits(JsonWriter& w, const std::vector<PeerWaitSpan>& waits, std::int64_t from_ns,
+                      std::int64_t to_ns) {
+  w.begin_array();
+  for (const PeerWaitSpan& p : waits) {
+    if (p.end_ns < from_ns || p.start_ns > to_ns) continue;
+    w.begin_object();
+    w.key("start_ns").integer(p.start_ns);
+    w.key("end_ns").integer(p.end_ns);
+    w.key("waiting_for").integer(p.waiting_for);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 std::string status_json(const PublishedState& state, const SnapshotJson& view,
@@ -302,15 +317,8 @@ std::string timeline_json(const Timeline& t, const RankSnapshot* rank) {
     w.end_object();
   }
   w.end_array();
-  w.key("peer_waits").begin_array();
-  for (const PeerWaitSpan& p : t.peer_waits) {
-    w.begin_object();
-    w.key("start_ns").integer(p.start_ns);
-    w.key("end_ns").integer(p.end_ns);
-    w.key("waiting_for").integer(p.waiting_for);
-    w.end_object();
-  }
-  w.end_array();
+  w.key("peer_waits");
+  write_peer_waits(w, t.peer_waits, t.from_ns, t.to_ns);
   w.end_object();
   return out;
 }
@@ -339,16 +347,7 @@ std::string with_peer_waits(std::string body, const std::vector<PeerWaitSpan>& w
   if (at == std::string::npos || !from || !to || body.back() != '}') return body;
   body.resize(at + kKey.size());
   JsonWriter w(body);
-  w.begin_array();
-  for (const PeerWaitSpan& p : waits) {
-    if (p.end_ns < *from || p.start_ns > *to) continue;
-    w.begin_object();
-    w.key("start_ns").integer(p.start_ns);
-    w.key("end_ns").integer(p.end_ns);
-    w.key("waiting_for").integer(p.waiting_for);
-    w.end_object();
-  }
-  w.end_array();
+  write_peer_waits(w, waits, *from, *to);
   body.push_back('}');
   return body;
 }
