@@ -13,6 +13,7 @@
 #include "alerts/alerts_config_toml.h"
 #include "config/class_rules_toml.h"
 #include "config/toml_fields.h"
+#include "config/toml_text.h"
 #include "ingest/endpoint_scope.h"
 #include "ingest/ipc_endpoint.h"
 
@@ -391,6 +392,7 @@ bool parse_host_port(std::string_view text, std::string& host, std::uint16_t& po
 
 std::string apply_toml(std::string_view toml_text, std::string_view file_name,
                        DaemonConfig& config) {
+  if (auto err = check_toml_utf8(toml_text, file_name); !err.empty()) return err;
   toml::value root;
   try {
     std::istringstream in{std::string(toml_text)};

@@ -54,6 +54,12 @@ name = "noise*"
             bit(EventClass::kFetch) | bit(EventClass::kAppIo));
 }
 
+TEST(ClassRulesToml, TextThatIsNotUtf8IsRejectedWithItsLine) {
+  ClassRulesConfig config;
+  EXPECT_EQ(parse_class_rules_toml("[classes]\npreset = 'f\xd4'\n", "rules.toml", config),
+            "rules.toml:2: not valid UTF-8 (a TOML file must be UTF-8)");
+}
+
 TEST(ClassRulesToml, DefaultsToTheDefaultPreset) {
   ClassRulesConfig config;
   ASSERT_EQ(parse_class_rules_toml("[classes]\n", "x.toml", config), "");

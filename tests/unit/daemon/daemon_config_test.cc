@@ -133,6 +133,19 @@ TEST(ApplyToml, ErrorsNameFileLineAndKey) {
   EXPECT_NE(err.find("unknown key"), std::string::npos) << err;
 }
 
+// toml11 3.7 reads past the end of a literal string holding a byte that is
+// not UTF-8 (found by config_toml_fuzz); the text is rejected before it
+// parses, naming the line. The key below is the fuzzer's input.
+TEST(ApplyToml, TextThatIsNotUtf8IsRejectedWithItsLine) {
+  DaemonConfig c;
+  EXPECT_EQ(apply_toml("[engine]\nlateness = \"2s\"\n'f\xd4orget[_1after'\n", "x.toml", c),
+            "x.toml:3: not valid UTF-8 (a TOML file must be UTF-8)");
+  EXPECT_EQ(apply_toml("'f\xd4'", "x.toml", c),
+            "x.toml:1: not valid UTF-8 (a TOML file must be UTF-8)");
+  // Valid UTF-8 beyond ASCII stays fine.
+  EXPECT_EQ(apply_toml("# d\xc3\xa9j\xc3\xa0 vu\n[engine]\nlateness = \"2s\"\n", "x.toml", c), "");
+}
+
 TEST(ApplyToml, RejectsBadValuesWithTheKey) {
   struct Case {
     const char* toml;
