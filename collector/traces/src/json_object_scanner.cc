@@ -163,6 +163,13 @@ bool JsonObjectScanner::scan_value(std::size_t& end) {
     return true;
   }
   if (c != '{' && c != '[') {
+    // A value cannot start with , } or ]: an empty value would not move the
+    // scan on, and a stray '}' in the array would be read forever.
+    if (ends_scalar(c)) {
+      error_ =
+          std::string("unexpected '") + c + "' at byte " + std::to_string(consumed_base_ + start);
+      return false;
+    }
     std::size_t i = start;
     for (;;) {
       while (i < end_ && !ends_scalar(buffer_[i]))

@@ -120,6 +120,21 @@ TEST(KinetoReader, BadElementsAreCountedWithTheirOffset) {
   EXPECT_TRUE(r.info.fractional_ts);  // a missing ts makes HTA round
 }
 
+// A stray '}' among the events (trace_reader_fuzz, from a corrupted gzip
+// trace) was read as an empty event forever; it now ends the document as
+// malformed at its byte, keeping what came before.
+TEST(KinetoReader, AStrayBraceAmongTheEventsEndsTheReadAtItsByte) {
+  const std::string content =
+      R"({"traceEvents": [ {"ph": "X", "cat": "c", "name": "ok", "pid": 1, "tid": 1, "ts": 5, "dur": 1} }, 17 ]})";
+  TempDir dir;
+  const Read r = read_all(dir.write("brace.json", content));
+  EXPECT_EQ(r.error, "");
+  ASSERT_EQ(r.events.size(), 1u);
+  ASSERT_EQ(r.stats.problems.size(), 1u);
+  const std::size_t brace = content.find("} }") + 2;
+  EXPECT_EQ(r.stats.problems[0].message, "unexpected '}' at byte " + std::to_string(brace));
+}
+
 TEST(KinetoReader, AFileThatIsNoJsonObjectIsUnreadable) {
   TempDir dir;
   const Read r = read_all(dir.write("junk.json", "not json at all\n"));
