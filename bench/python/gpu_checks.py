@@ -254,7 +254,7 @@ def long_step(options, gpu: str) -> Dict:
 
 def agreement(options) -> Dict:
     proc = subprocess.run([sys.executable, os.path.join(HERE, "gpu_sources.py"), "--build",
-                           options.build, "--seconds", "20", "--rounds", "1"],
+                           options.build, "--seconds", str(options.seconds), "--rounds", "1"],
                           env=python_env(options.build), capture_output=True, text=True,
                           timeout=480)
     lines = proc.stdout.strip().splitlines()
@@ -269,6 +269,8 @@ def main() -> int:
     parser.add_argument("--build", default=os.path.join(os.path.dirname(os.path.dirname(HERE)),
                                                        "build", "gpu-rel"))
     parser.add_argument("--quick", action="store_true", help="skip the agreement check")
+    parser.add_argument("--seconds", type=int, default=20,
+                        help="length of each agreement run (gpu_sources.py --seconds)")
     parser.add_argument("--child", default="")
     options = parser.parse_args()
     if options.child:

@@ -179,25 +179,18 @@ def step_ms(options, gpu: Optional[str]) -> float:
     command = [sys.executable, loop, "--steps", str(options.steps)]
     if gpu is not None:
         command = [sys.executable, "-m", "stallwatch.run", "--gpu", gpu] + command[1:]
-    sink = None
     env = python_env(options.build)
-    if gpu is not None:
-        import zmq
-
-        context = zmq.Context.instance()
-        sink = context.socket(zmq.PULL)
-        port = sink.bind_to_random_port("tcp://127.0.0.1")
-        env["STALLWATCH_COLLECTOR"] = f"tcp://127.0.0.1:{port}"
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    while proc.poll() is None:
-        if sink is not None and sink.poll(50):
-            sink.recv()
-        elif sink is None:
-            time.sleep(0.05)
-    out, err = proc.communicate()
+    # A real stallwatchd takes the events (as in production; the GPU machine's
+    # Python has no pyzmq for a bare sink).
+    sink = Daemon(os.path.join(options.build, "bin", "stallwatchd")) if gpu is not None else None
     if sink is not None:
-        sink.close(0)
+        env["STALLWATCH_COLLECTOR"] = sink.ingest
+    try:
+        proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        if sink is not None:
+            sink.close()
+    out, err = proc.stdout, proc.stderr
     if proc.returncode != 0:
         raise RuntimeError(f"gpu_train_loop ({gpu}) failed:\n{err}")
     return float(json.loads(out.strip().splitlines()[-1])["median_step_ms"])
