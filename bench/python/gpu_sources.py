@@ -6,13 +6,15 @@ exits 0 (nothing is measured; no figure is made up).
 
 1. Agreement. For examples/slow_loader.py and examples/fast_loader.py
    (--device cuda) and each source, one run under ``python -m stallwatch.run
-   --gpu SOURCE`` against a fresh stallwatchd; the rank's totals
-   (data_stall_ratio, device_idle_ratio) are read from its HTTP API and
-   compared with ``stallwatch analyze`` of a torch.profiler trace
-   (profiled_run.py): of the same run for cuda-events and nvml, of a twin run
-   (same script, seed and length, --gpu none) for cupti, because torch.profiler
-   is itself a CUPTI client and two cannot share a process. Goals:
-   |difference| <= 0.02 of wall time for CUPTI, <= 0.05 for CUDA events.
+   --gpu SOURCE`` against a fresh stallwatchd; the rank's totals are read
+   from its HTTP API and compared with ``stallwatch analyze`` of a
+   torch.profiler trace (profiled_run.py): of the same run for cuda-events and
+   nvml, of a twin run (same script, seed and length, --gpu none) for cupti,
+   because torch.profiler is itself a CUPTI client and two cannot share a
+   process. The live rank spans the whole process, the trace only what was
+   profiled, so seconds are compared, not ratios: data-stall seconds and
+   device-busy seconds. Goals: |live - truth| <= 0.02 of the trace's wall time
+   for CUPTI, <= 0.05 for CUDA events.
 2. Overhead. gpu_train_loop.py (GPU-bound, no data loading), interleaved over
    --rounds rounds: plain (no stallwatch), ``--gpu none`` (host regions only),
    and each source; the median step time of each, and each source's cost
@@ -43,6 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCES = ("cupti", "cuda-events", "nvml")
 GOALS = {"cupti": 0.02, "cuda-events": 0.05}
+SECONDS = ("wall_seconds", "fetch_seconds", "data_stall_seconds", "device_busy_seconds")
 
 
 def free_port() -> int:
@@ -136,7 +139,7 @@ def live_run(options, daemon: Daemon, loader: str, gpu: str, job: str,
 
 
 def agreement(options) -> Dict[str, Dict[str, float]]:
-    cli = os.path.join(options.build, "collector", "app", "stallwatch")
+    cli = os.path.join(options.build, "bin", "stallwatch")
     daemon_bin = os.path.join(options.build, "bin", "stallwatchd")
     workdir = tempfile.mkdtemp(prefix="stallwatch-gpu-traces-")
     diffs: Dict[str, Dict[str, float]] = {}
@@ -161,22 +164,32 @@ def agreement(options) -> Dict[str, Dict[str, float]]:
                     truth = analyze(cli, trace)
             finally:
                 daemon.close()
-            stall = abs(live["data_stall_ratio"] - truth["data_stall_ratio"])
-            idle = abs(live["device_idle_ratio"] - truth["device_idle_ratio"])
+            # The live rank spans the whole process (interpreter start to exit), the
+            # trace only the profiled part, so their ratios have different
+            # denominators. Compared are the seconds, as a fraction of the trace's
+            # wall time: data stall, and device busy (idle = wall - busy).
+            wall = truth["wall_seconds"] or 1.0
+            stall = abs(live["data_stall_seconds"] - truth["data_stall_seconds"]) / wall
+            idle = abs(live["device_busy_seconds"] - truth["device_busy_seconds"]) / wall
             entry = diffs.setdefault(gpu, {"data_stall": 0.0, "device_idle": 0.0})
             entry["data_stall"] = max(entry["data_stall"], stall)
             entry["device_idle"] = max(entry["device_idle"], idle)
             print(f"{loader:<12} {gpu:<12} {live['data_stall_ratio']:>10.4f} "
                   f"{truth['data_stall_ratio']:>11.4f} {live['device_idle_ratio']:>9.4f} "
-                  f"{truth['device_idle_ratio']:>10.4f}  {live['device_source']}"
-                  + (f"  ({stderr.strip()})" if stderr.strip() else ""))
+                  f"{truth['device_idle_ratio']:>10.4f}  {live['device_source']}")
+            print("    seconds live/truth: " + "  ".join(
+                f"{key[:-8]} {live[key]:.3f}/{truth[key]:.3f}" for key in SECONDS)
+                  + f"  diff/wall: stall {stall:.4f} busy {idle:.4f}")
+            if stderr.strip():
+                print(f"    ({stderr.strip()[-300:]})")
     shutil.rmtree(workdir, ignore_errors=True)
     return diffs
 
 
 def step_ms(options, gpu: Optional[str]) -> float:
     loop = os.path.join(HERE, "gpu_train_loop.py")
-    command = [sys.executable, loop, "--steps", str(options.steps)]
+    command = [sys.executable, loop, "--steps", str(options.steps), "--batch-size",
+               str(options.batch_size)]
     if gpu is not None:
         command = [sys.executable, "-m", "stallwatch.run", "--gpu", gpu] + command[1:]
     env = python_env(options.build)
@@ -233,6 +246,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="gpu_train_loop.py's batch (its step time) for the overhead runs")
+    parser.add_argument("--skip-agreement", action="store_true")
     parser.add_argument("--sources", default=",".join(SOURCES))
     options = parser.parse_args()
     options.sources = [s for s in options.sources.split(",") if s]
@@ -241,10 +257,11 @@ def main() -> int:
         print(json.dumps({"bench": "gpu_sources", "skipped": "no CUDA device"}))
         return 0
     print(f"device: {device}")
-    diffs = agreement(options)
+    diffs = {} if options.skip_agreement else agreement(options)
     step, cost = overhead(options)
     headline = {
         "bench": "gpu_sources", "device": device, "seconds": options.seconds,
+        "batch_size": options.batch_size,
         "data_stall_abs_diff_max": {k: round(v["data_stall"], 4) for k, v in diffs.items()},
         "device_idle_abs_diff_max": {k: round(v["device_idle"], 4) for k, v in diffs.items()},
         "meets_agreement_goal": {k: diffs[k]["data_stall"] <= g and diffs[k]["device_idle"] <= g

@@ -15,6 +15,7 @@ share a process with torch.profiler, which is itself a CUPTI client).
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 
@@ -26,6 +27,7 @@ def main() -> int:
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))  # as `python SCRIPT` does
     sys.argv = [options.script] + options.args
     if options.no_profile:
         runpy.run_path(options.script, run_name="__main__")

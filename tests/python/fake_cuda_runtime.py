@@ -64,6 +64,7 @@ class Event:
 
     def query(self) -> bool:
         cuda = self._cuda
+        cuda.queries += 1
         cuda._touch()
         cuda._check_capture()
         if self.captured:
@@ -95,6 +96,7 @@ class FakeCuda:
         self.contexts: Set[int] = set()
         self.invalidated_captures = 0
         self.queries_during_capture = 0
+        self.queries = 0
         self._local = threading.local()
         self._next_stream = 0
         self._default: List[Stream] = []

@@ -158,6 +158,35 @@ def test_a_slow_span_does_not_hold_back_the_others():
     assert slow_span[3] - slow_span[2] == 299 * MS
 
 
+def test_a_host_far_ahead_of_the_device_costs_a_poll_one_query_per_stream():
+    # A launch-bound loop queues hundreds of spans; each query holds the GIL the
+    # training thread needs. On a real H200 querying them all every 2 ms cost a
+    # 2 ms step 37 %; events of one stream complete in order, so the first
+    # pending one answers for the rest of its stream.
+    clock, regions = Clock(), Regions()
+    cuda = FakeCuda(clock)
+    stream, other = cuda.current_stream(0), cuda.Stream(device=0)
+    r = resolver(clock, regions, cuda, max_pending=2048)
+    for i in range(500):
+        r.submit("forward", 0, 0x80000001, recorded(cuda, stream, T0 + (2 * i + 1) * MS),
+                 recorded(cuda, stream, T0 + (2 * i + 2) * MS))
+    r.submit("backward", 0, 0x80000002, recorded(cuda, other, T0 + 1 * MS),
+             recorded(cuda, other, T0 + 3 * MS))
+    clock.t = T0
+    cuda.queries = 0
+    assert r.poll_once() == 0
+    assert cuda.queries == 2, "one pending start per stream, not 501"
+    clock.t = T0 + 10 * MS
+    cuda.queries = 0
+    assert r.poll_once() == 6, "five forwards and the backward completed"
+    assert cuda.queries <= 4 * 6 + 2, "start, end and elapsed_time per resolved span, and one pending"
+    clock.t = T0 + 1000 * MS
+    assert r.poll_once() == 495
+    assert r.pending() == 0
+    starts = [start for lane, _, start, _ in regions.spans if lane == 0x80000001]
+    assert starts == sorted(starts) and len(starts) == 500
+
+
 def test_the_queue_is_bounded_and_refusals_are_counted():
     clock, regions = Clock(), Regions()
     cuda = FakeCuda(clock)

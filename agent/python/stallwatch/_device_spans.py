@@ -286,16 +286,28 @@ class SpanResolver:
                 self._calibrated_at[device] = now
                 self._calibrate(device)
         now = self._now_ns()
+        # Events recorded on one stream complete in the order they were recorded, so
+        # on each lane the first span whose start (or end) is still pending holds
+        # every later one back: a pass queries at most two pending events per lane
+        # however far the host runs ahead (a launch-bound loop queues hundreds).
+        # A span recorded inside another on the same lane (its end submitted first)
+        # is only resolved later, never wrongly.
+        held: set = set()
         for span in spans:
+            if span.lane in held:
+                continue
             try:
                 if span.seen_start_ns is None:
                     if not _completed(span.start):
+                        held.add(span.lane)
                         continue
                     span.seen_start_ns = now
                     self._open(span)
                 if _completed(span.end):
                     self._resolve(span, now)
                     done.append(span)
+                else:
+                    held.add(span.lane)
             except _Unresolvable:
                 self._close(span, span.start_ns if span.start_ns is not None else now)
                 gone.append(span)
