@@ -134,6 +134,7 @@ def test_an_anchor_places_spans_exactly_however_late_they_are_polled():
     [(_, _, start_ns, end_ns)] = regions.spans
     assert start_ns == T0 + 101 * MS
     assert end_ns == T0 + 109 * MS
+    assert r.stats()["open_delay_max_ns"] == 399 * MS, "how late the region opened"
 
 
 def test_a_slow_span_does_not_hold_back_the_others():

@@ -177,6 +177,9 @@ class SpanResolver:
         self.dropped = 0
         self.failed = 0
         self.unresolvable = 0
+        # How long after its start a span's region opened, at most: beyond the
+        # collector's lateness (2 s) the BEGIN arrives late and is clipped.
+        self.open_delay_max_ns = 0
         _RESOLVERS.add(self)
 
     def start(self) -> None:
@@ -218,7 +221,8 @@ class SpanResolver:
             return {"submitted": self.submitted, "resolved": self.resolved,
                     "dropped": self.dropped, "failed": self.failed,
                     "unresolvable": self.unresolvable, "pending": len(self._pending),
-                    "anchored_devices": len(self._anchors), "blocked": self._blocked}
+                    "anchored_devices": len(self._anchors), "blocked": self._blocked,
+                    "open_delay_max_ns": self.open_delay_max_ns}
 
     def stop(self, timeout_s: float = 2.0) -> None:
         """Stops the thread, resolves what completes within `timeout_s`, drops the rest."""
@@ -352,7 +356,9 @@ class SpanResolver:
                 start_ns = min(anchored, start_ns) if start_ns is not None else anchored
             except Exception:
                 pass
-        span.start_ns = int(start_ns if start_ns is not None else self._now_ns())
+        now = self._now_ns()
+        span.start_ns = int(start_ns if start_ns is not None else now)
+        self.open_delay_max_ns = max(self.open_delay_max_ns, now - span.start_ns)
         try:
             span.token = self._emit_begin(span.lane, self._cat_id, span.name_id, span.start_ns)
         except Exception:
