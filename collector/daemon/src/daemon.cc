@@ -84,6 +84,10 @@ std::string Daemon::start() {
   }
   if (auto err = load_keys(); !err.empty()) return err;
   if (auto err = bind_curve(); !err.empty()) return err;
+  // What the journal restored is in the answer to the first request: a state
+  // is published before the HTTP server listens (the tree and the alerts join
+  // at the next tick, below).
+  tick_once(collector_now_ns());
   tree_ = std::make_unique<TreeLink>(config_);
   host_->set_tree(tree_.get());
   http_ = std::make_unique<HttpServer>(serve_config(config_), *host_);

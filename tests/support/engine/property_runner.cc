@@ -245,6 +245,10 @@ const std::vector<PropertyKind>& property_kinds() {
     k.push_back({"short history, pauses", 100000, 150, o, ms(36)});
     o.pause_us = 0;
     k.push_back({"short history", 110000, 150, o, ms(36)});
+    o = ScenarioOptions{};
+    o.max_delay_us = 2000;
+    o.lost_batch_share = 0.1;
+    k.push_back({"lost batches", 120000, 200, o});
     return k;
   }();
   return kinds;

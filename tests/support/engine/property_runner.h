@@ -43,7 +43,7 @@ struct PropertyKind {
   std::int64_t history_ns = 0;  // 0: the property config's
 };
 // In order, shuffled, late, reordered within a process, crowded, short
-// history with and without pauses.
+// history with and without pauses, lost batches.
 const std::vector<PropertyKind>& property_kinds();
 // A kind's name as a test name: "short history, pauses" -> "ShortHistoryPauses".
 std::string property_kind_id(const PropertyKind& kind);

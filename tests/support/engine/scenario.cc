@@ -298,6 +298,7 @@ Scenario Generator::run() {
   for (auto& s : sources) {
     std::int64_t prev_arrival = 0;
     for (auto& b : batches(s)) {
+      if (o_.lost_batch_share > 0 && chance(o_.lost_batch_share)) continue;
       std::int64_t delay = o_.max_delay_us > 0 ? uni(0, o_.max_delay_us) : 0;
       if (o_.late_batch_share > 0 && chance(o_.late_batch_share)) {
         delay += uni(0, 3 * std::max<std::int64_t>(o_.max_delay_us, 5000));

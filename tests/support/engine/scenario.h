@@ -5,8 +5,8 @@
 // main process and workers, several threads each, nested regions (Complete
 // or Begin/End), regions left open, step marks or none (fetch fallback),
 // batch-size counters, a device signal or none, per-thread buffering, killed
-// workers, final batches, and delivery delays (in order, shuffled within the
-// lateness, or late). All times are whole microseconds.
+// workers, final batches, delivery delays (in order, shuffled within the
+// lateness, or late) and lost batches. All times are whole microseconds.
 
 #include <cstdint>
 #include <vector>
@@ -25,6 +25,9 @@ struct ScenarioOptions {
   double late_batch_share = 0.0;     // share of batches delayed by up to 3x max_delay_us more
   bool per_thread_buffering = true;  // threads may hold events back for a batch or two
   bool reorder_within_source = false;
+  // Share of batches lost on the way (sequence gaps, final batches too): the
+  // regions they cut follow the crash rules of docs/api.md.
+  double lost_batch_share = 0.0;
   // When > 0: the second half of the run happens this much later, with no
   // batch in between (a pause: the watermark jumps, regions stretch over it).
   std::int64_t pause_us = 0;
