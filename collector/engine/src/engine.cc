@@ -197,26 +197,7 @@ std::optional<Timeline> Engine::timeline(std::string_view job, std::int32_t rank
   const Impl& m = *impl_;
   auto it = m.ranks.find(RankView{job, rank});
   if (it == m.ranks.end()) return std::nullopt;
-  Timeline tl = it->second->timeline(m.names, seconds);
-  std::vector<detail::CommCall> own = it->second->comm_calls();
-  if (own.empty()) return tl;
-  // The job's ranks' calls, this rank's among them, matched as at tick time.
-  std::vector<detail::RankCalls> calls;
-  std::vector<std::int32_t> numbers;
-  std::size_t self = 0;
-  auto first = m.ranks.lower_bound(RankView{job, std::numeric_limits<std::int32_t>::min()});
-  for (auto r = first; r != m.ranks.end() && r->first.first == job; ++r) {
-    if (r == it) self = calls.size();
-    calls.push_back({r == it ? std::move(own) : r->second->comm_calls(),
-                     m.clocks.offset_ns(r->second->host())});
-    numbers.push_back(r->first.second);
-  }
-  const detail::PeerWaits waits = detail::peer_wait_intervals(calls);
-  for (const detail::WaitInterval& w : waits.waits[self]) {
-    if (w.end_ns < tl.from_ns || w.start_ns > tl.to_ns) continue;
-    tl.peer_waits.push_back({w.start_ns, w.end_ns, numbers[w.waiting_for]});
-  }
-  return tl;
+  return it->second->timeline(m.names, seconds);
 }
 
 std::optional<Series> Engine::series(std::string_view job, std::string_view metric,

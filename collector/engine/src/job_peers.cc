@@ -26,6 +26,10 @@ JobPeers::JobPeers(std::span<RankSnapshot> ranks, std::span<const RankCalls> cal
   const PeerWaits waits = peer_wait_intervals(calls);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     RankSnapshot& r = ranks[i];
+    r.peer_waits.clear();
+    r.peer_waits.reserve(waits.waits[i].size());
+    for (const WaitInterval& w : waits.waits[i])
+      r.peer_waits.push_back({w.start_ns, w.end_ns, ranks[w.waiting_for].rank});
     blame_ns_[i].assign(r.windows.size(), 0);
     for (std::size_t w = 0; w < r.windows.size(); ++w) {
       WindowMetrics& m = r.windows[w];
@@ -116,18 +120,15 @@ void summarize_job_with_peers(JobSnapshot& job, std::size_t window_count, std::s
     job.ranks[i].comm_calls = std::move(calls[i].calls);
 }
 
-std::vector<PeerWaitSpan> job_peer_waits(const JobSnapshot& job, std::int32_t rank) {
-  std::vector<detail::RankCalls> calls;
-  std::size_t self = job.ranks.size();
-  for (const RankSnapshot& r : job.ranks) {
-    if (r.rank == rank) self = calls.size();
-    calls.push_back({r.comm_calls, r.clock_offset_ns});
-  }
+std::vector<PeerWaitSpan> job_peer_waits(const JobSnapshot& job, std::int32_t rank,
+                                         std::int64_t from_ns, std::int64_t to_ns) {
   std::vector<PeerWaitSpan> out;
-  if (self == job.ranks.size()) return out;
-  const detail::PeerWaits waits = detail::peer_wait_intervals(calls);
-  for (const detail::WaitInterval& w : waits.waits[self])
-    out.push_back({w.start_ns, w.end_ns, job.ranks[w.waiting_for].rank});
+  for (const RankSnapshot& r : job.ranks) {
+    if (r.rank != rank) continue;
+    for (const PeerWaitSpan& w : r.peer_waits) {
+      if (w.end_ns >= from_ns && w.start_ns <= to_ns) out.push_back(w);
+    }
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "rank_tracker.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "engine/time_math.h"
 
@@ -29,6 +30,28 @@ std::int64_t first_time(const DecodedBatch& batch, const PreparedBatch* prepared
   return first;
 }
 
+// Keys `calls` (sorted by start) by the step they follow in `steps` (step
+// marks in (ts, value) order) and their ordinal in it: of the marks before
+// the first call only the last is read.
+template <class Steps>
+void number_calls(const Steps& steps, std::vector<CommCall>& calls) {
+  auto next = std::partition_point(
+      steps.begin(), steps.end(), [&](const auto& m) { return m.ts_ns <= calls.front().start_ns; });
+  std::int64_t step = next != steps.begin() ? std::prev(next)->value : -1;
+  std::uint32_t ordinal = 0;
+  for (CommCall& c : calls) {
+    bool moved = false;
+    while (next != steps.end() && next->ts_ns <= c.start_ns) {
+      step = next->value;
+      ++next;
+      moved = true;
+    }
+    if (moved) ordinal = 0;
+    c.step = step;
+    c.ordinal = ordinal++;
+  }
+}
+
 }  // namespace
 
 RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig& config,
@@ -42,7 +65,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       res_(config.resolution_ns),
       step_mark_(names.step_mark),
       sources_(config.max_sources_per_rank),
-      timeline_(config.timeline_ns, config.timeline_max_regions, &blocks),
+      timeline_(config.timeline_ns, config.timeline_max_regions, &blocks, names.step_mark),
       progress_(names.step_mark, names.epoch_start, names.batch_size),
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       io_(config.resolution_ns),
@@ -158,37 +181,28 @@ Timeline RankTracker::timeline(const NameTable& names, std::int64_t seconds) con
 
 std::vector<CommCall> RankTracker::comm_calls() const {
   // Called for every rank with collectives at every tick: reads only the
-  // COMM regions' times, and sorts only what did not arrive in order (one
-  // thread's calls and marks usually do).
+  // COMM regions and step marks, which the timeline keeps apart, and sorts
+  // only what did not arrive in order (one thread's calls and marks usually
+  // do).
   std::vector<CommCall> calls;
-  timeline_.for_each_span_of(class_bit(EventClass::kComm),
-                             [&](std::int64_t start, std::int64_t end) {
-                               calls.push_back({start, end, -1, 0});
-                             });
+  timeline_.for_each_comm_span([&](std::int64_t start, std::int64_t end) {
+    calls.push_back({start, end, -1, 0});
+  });
   if (calls.empty()) return calls;
-  std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (ts, value)
-  const auto& marks = timeline_.marks();
-  for (std::size_t i = 0; i < marks.size(); ++i) {
-    if (marks[i].name == step_mark_) steps.emplace_back(marks[i].ts_ns, marks[i].value);
-  }
-  if (!std::is_sorted(steps.begin(), steps.end())) std::sort(steps.begin(), steps.end());
   const auto by_start = [](const CommCall& a, const CommCall& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
   };
   if (!std::is_sorted(calls.begin(), calls.end(), by_start))
     std::sort(calls.begin(), calls.end(), by_start);
-  std::size_t next = 0;
-  std::int64_t step = -1;
-  std::uint32_t ordinal = 0;
-  for (CommCall& c : calls) {
-    bool moved = false;
-    while (next < steps.size() && steps[next].first <= c.start_ns) {
-      step = steps[next++].second;
-      moved = true;
-    }
-    if (moved) ordinal = 0;
-    c.step = step;
-    c.ordinal = ordinal++;
+  const auto& marks = timeline_.step_marks();
+  if (timeline_.step_marks_sorted()) {
+    number_calls(marks, calls);
+  } else {
+    std::vector<TimelineStore::StepMark> sorted(marks.begin(), marks.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return TimelineStore::StepMark::less(a.ts_ns, a.value, b);
+    });
+    number_calls(sorted, calls);
   }
   return calls;
 }

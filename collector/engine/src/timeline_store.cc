@@ -187,8 +187,10 @@ void TimelineStore::expire(std::int64_t watermark_ns) {
     }
     pop_front();
   }
-  while (!marks_.empty() && marks_.front().ts_ns < cutoff)
+  while (!marks_.empty() && marks_.front().ts_ns < cutoff) {
+    pop_step_mark();
     marks_.pop_front();
+  }
 }
 
 TimelineEntry TimelineStore::region(std::size_t i) const {
@@ -200,7 +202,8 @@ TimelineEntry TimelineStore::region(std::size_t i) const {
 }
 
 std::size_t TimelineStore::bytes() const {
-  std::size_t n = marks_.bytes() + blocks_.size() * sizeof(Held) + own_spare_.bytes();
+  std::size_t n = marks_.bytes() + blocks_.size() * sizeof(Held) + own_spare_.bytes() +
+                  step_marks_.size() * sizeof(StepMark);
   for (const Held& h : blocks_)
     n += h.block.bytes();
   return n;

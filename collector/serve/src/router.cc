@@ -169,12 +169,20 @@ HttpResponse Router::timeline(std::string_view job_segment, std::string_view ran
       if (r.rank == *rank) rank_snapshot = &r;
     }
   }
-  const auto timeline = backend_.timeline(*job, *rank, *seconds);
+  auto timeline = backend_.timeline(*job, *rank, *seconds);
+  // The waits for peers are the job's, matched at the tick that published
+  // the snapshot (at a head, over the ranks of all its nodes).
+  if (timeline && job_snapshot != nullptr) {
+    timeline->peer_waits = job_peer_waits(*job_snapshot, *rank, timeline->from_ns, timeline->to_ns);
+  }
   if (!timeline) {
     if (auto remote = backend_.remote_timeline(*job, *rank, *seconds)) {
       // The node matched its own ranks' calls; this head matches the job's.
       if (remote->status == 200 && job_snapshot != nullptr) {
-        return json(with_peer_waits(std::move(remote->body), job_peer_waits(*job_snapshot, *rank)));
+        return json(with_peer_waits(
+            std::move(remote->body),
+            job_peer_waits(*job_snapshot, *rank, std::numeric_limits<std::int64_t>::min(),
+                           std::numeric_limits<std::int64_t>::max())));
       }
       if (remote->status == 200) return json(std::move(remote->body));
       return error(static_cast<unsigned>(remote->status), remote->body);

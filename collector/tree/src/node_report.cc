@@ -151,7 +151,8 @@ void finish(std::vector<std::uint8_t>& frame, std::size_t count_at, std::uint32_
 
 std::vector<std::vector<std::uint8_t>> encode_reports(const Snapshot& snapshot,
                                                       const std::string& node,
-                                                      const std::string& http_address) {
+                                                      const std::string& http_address,
+                                                      SentCommCalls* sent) {
   const std::vector<std::uint8_t> head = header(snapshot, node, http_address);
   std::vector<std::vector<std::uint8_t>> frames;
   std::uint32_t count = 0;
@@ -167,6 +168,13 @@ std::vector<std::vector<std::uint8_t>> encode_reports(const Snapshot& snapshot,
       const std::size_t before = frame.size();
       Writer writer(frame);
       writer(rank);
+      if (sent != nullptr) {
+        writer(sent->next(rank, snapshot.tick));
+      } else {
+        CommCallsDelta whole;
+        whole.tail = rank.comm_calls;
+        writer(whole);
+      }
       if (frame.size() > kMaxReportBytes && count > 0) {
         std::vector<std::uint8_t> moved(frame.begin() + static_cast<std::ptrdiff_t>(before),
                                         frame.end());
@@ -194,7 +202,22 @@ std::string decode_report(std::span<const std::uint8_t> frame, NodeReport& out) 
            std::to_string(kReportVersion);
   }
   r(out.node), r(out.http_address), r(out.tick), r(out.now_ns), r(out.windows_ns);
-  r(out.ranks);
+  std::uint32_t count = 0;
+  r(count);
+  // Every rank takes more than one byte: a count past the end is a lie.
+  if (r.error().empty() && count > frame.size()) return "count past the end";
+  out.ranks.clear();
+  out.calls.clear();
+  for (std::uint32_t i = 0; i < count && r.error().empty(); ++i) {
+    r(out.ranks.emplace_back());
+    r(out.calls.emplace_back());
+    if (out.calls.back().base == 0) {
+      RankSnapshot& rank = out.ranks.back();
+      rank.comm_calls = out.calls.back().front;
+      rank.comm_calls.insert(rank.comm_calls.end(), out.calls.back().tail.begin(),
+                             out.calls.back().tail.end());
+    }
+  }
   if (r.error().empty() && !r.at_end()) return "trailing bytes";
   return r.error();
 }

@@ -45,12 +45,23 @@ void RemoteRanks::accept(std::span<const std::uint8_t> frame, std::int64_t now_n
   node.clock_offset_ns = node.clock_seconds.front().second;
   for (const auto& [s, offset] : node.clock_seconds)
     node.clock_offset_ns = std::max(node.clock_offset_ns, offset);
-  for (RankSnapshot& r : report.ranks) {
+  for (std::size_t i = 0; i < report.ranks.size(); ++i) {
+    RankSnapshot& r = report.ranks[i];
+    const CommCallsDelta& delta = report.calls[i];
     Key key{r.job, r.rank};
     Entry& e = ranks_[std::move(key)];
+    std::uint64_t calls_tick = report.tick;
+    if (delta.base != 0) {
+      if (e.calls_tick != delta.base || !apply_comm_calls(delta, e.rank.comm_calls)) {
+        calls_tick = 0;
+        ++stats_.calls_out_of_step;
+      }
+      r.comm_calls = std::move(e.rank.comm_calls);
+    }
     e.rank = std::move(r);
     e.node = report.node;
     e.received_ns = now_ns;
+    e.calls_tick = calls_tick;
   }
 }
 

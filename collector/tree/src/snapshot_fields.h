@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "engine/snapshot.h"
+#include "tree/comm_calls_delta.h"
 
 namespace stallwatch::collector::detail {
 
@@ -127,6 +128,15 @@ struct Fields<CommCall> {
   }
 };
 
+// A rank's comm_calls travel after it, as a CommCallsDelta.
+template <>
+struct Fields<CommCallsDelta> {
+  template <class Io, class T>
+  static void visit(Io& io, T& d) {
+    io(d.base), io(d.drop), io(d.front), io(d.keep), io(d.tail);
+  }
+};
+
 template <>
 struct Fields<RankSnapshot> {
   template <class Io, class T>
@@ -134,7 +144,7 @@ struct Fields<RankSnapshot> {
     io(r.job), io(r.rank), io(r.host), io(r.clock_offset_ns), io(r.state), io(r.device_source);
     io(r.start_ns), io(r.end_ns), io(r.last_seen_ns), io(r.watermark_ns), io(r.epoch);
     io(r.step), io(r.verdict), io(r.cause), io(r.windows), io(r.counters), io(r.processes);
-    io(r.gpu_counters), io(r.finalized), io(r.comm_calls);
+    io(r.gpu_counters), io(r.finalized);
   }
 };
 

@@ -40,13 +40,23 @@ std::string UpstreamSender::start() {
 
 void UpstreamSender::send(const Snapshot& snapshot) {
   if (socket_ == nullptr) return;
-  for (const auto& frame : encode_reports(snapshot, options_.node, options_.http_address)) {
+  bool unsent = false;
+  for (const auto& frame :
+       encode_reports(snapshot, options_.node, options_.http_address, &calls_)) {
     if (zmq_send(socket_, frame.data(), frame.size(), ZMQ_DONTWAIT) < 0) {
       ++stats_.reports_unsent;
+      unsent = true;
       continue;
     }
     ++stats_.reports_sent;
     stats_.bytes_sent += frame.size();
+  }
+  // The head applies the next deltas to what it got: after a frame it did
+  // not get, every rank's calls go whole again.
+  if (unsent) {
+    calls_.clear();
+  } else {
+    calls_.end_tick();
   }
 }
 

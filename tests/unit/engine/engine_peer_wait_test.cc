@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "engine/job_summary.h"
 #include "peer_wait_oracle.h"
 #include "test_batches.h"
 
@@ -72,19 +73,22 @@ TEST(EnginePeerWait, TheTimelineShowsEachWaitAndWhomItWaitedFor) {
   send_step_rank(h, 0, 1, 6);
   send_step_rank(h, 1, 1, 6);
   send_step_rank(h, 2, 6, 6);
-  h.tick(kT0 + ms(100));
+  auto s = h.tick(kT0 + ms(100));
+  const JobSnapshot* job = s->find_job("job");
+  ASSERT_NE(job, nullptr);
   const auto tl = h.engine.timeline("job", 0, 60);
   ASSERT_TRUE(tl.has_value());
-  ASSERT_EQ(tl->peer_waits.size(), 10u);
+  const std::vector<PeerWaitSpan> waits = job_peer_waits(*job, 0, tl->from_ns, tl->to_ns);
+  ASSERT_EQ(waits.size(), 10u);
   for (int i = 0; i < 10; ++i) {
-    const PeerWaitSpan& w = tl->peer_waits[static_cast<std::size_t>(i)];
+    const PeerWaitSpan& w = waits[static_cast<std::size_t>(i)];
     EXPECT_EQ(w.start_ns, kT0 + ms(10 * i + 3)) << i;  // arrives after 1 ms fetch + 2 ms forward
     EXPECT_EQ(w.end_ns, kT0 + ms(10 * i + 8)) << i;    // rank 2 arrives after 6 + 2 ms
     EXPECT_EQ(w.waiting_for, 2) << i;
   }
-  const auto slow = h.engine.timeline("job", 2, 60);
-  ASSERT_TRUE(slow.has_value());
-  EXPECT_TRUE(slow->peer_waits.empty());
+  EXPECT_TRUE(job_peer_waits(*job, 2, tl->from_ns, tl->to_ns).empty());
+  // Only those that reach into the span asked for.
+  EXPECT_EQ(job_peer_waits(*job, 0, kT0 + ms(45), kT0 + ms(62)).size(), 2u);
 }
 
 TEST(EnginePeerWait, ABalancedJobNamesNobody) {

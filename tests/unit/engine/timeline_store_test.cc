@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace stallwatch::collector::detail {
 namespace {
@@ -283,12 +287,22 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
         pool.refill(b);
         b.reserve(n + (rng() % 2 == 0 ? 0 : rng() % (2 * n + 1)));
         const auto source = static_cast<std::uint16_t>(rng() % 5);
+        // Filled one region at a time, or as a BatchPreparer fills it.
+        const bool appender = rng() % 2 == 0;
+        std::optional<TimelineBlock::Appender> fill;
+        if (appender) fill.emplace(b);
         for (std::size_t i = 0; i < n; ++i) {
           TimelineEntry e = make();
-          b.append(e);
+          if (appender) {
+            fill->append(e.start_ns, e.end_ns, e.tid,
+                         TimelineBlock::pack_ids(e.cat, e.name, e.mask));
+          } else {
+            b.append(e);
+          }
           e.source = source;
           ref.push_back(e);
         }
+        if (appender) fill->finish();
         store.add_block(b, source);
       } else if (op < 8) {
         store.trim();
@@ -325,11 +339,57 @@ TEST(TimelineStore, BlocksAndChunksMatchAPlainList) {
         ASSERT_EQ(e.source, r.source);
         ASSERT_EQ(e.mask, r.mask);
       });
+      // The COMM regions, read without the scan, are those of the scan.
+      std::vector<std::pair<std::int64_t, std::int64_t>> comm;
+      std::vector<std::pair<std::int64_t, std::int64_t>> scanned;
+      store.for_each_comm_span([&](std::int64_t a, std::int64_t b) { comm.emplace_back(a, b); });
+      store.for_each_span_of(class_bit(EventClass::kComm),
+                             [&](std::int64_t a, std::int64_t b) { scanned.emplace_back(a, b); });
+      ASSERT_EQ(comm, scanned);
       if (ref_dropped != std::numeric_limits<std::int64_t>::min()) {
         ASSERT_TRUE(store.truncated_since(ref_dropped - 1));
       }
       ASSERT_FALSE(store.truncated_since(ref_dropped));
     }
+  }
+}
+
+// The step marks kept apart are exactly the marks of that name the store
+// holds, as marks expire by age or drop for space, in or out of order.
+TEST(TimelineStore, StepMarksAreThoseItHolds) {
+  constexpr NameId kStep = 3;
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    const std::size_t cap = 1 + rng() % 50;
+    TimelineStore store(500, cap, nullptr, kStep);
+    std::int64_t clock = 0;
+    std::int64_t watermark = 0;
+    for (int step = 0; step < 400; ++step) {
+      if (rng() % 5 == 0) {
+        watermark = std::max(watermark, clock - static_cast<std::int64_t>(rng() % 100));
+        store.expire(watermark);
+      } else {
+        clock += static_cast<std::int64_t>(rng() % 20);
+        const bool late = rng() % 8 == 0;
+        TimelineMarkEntry m{clock - (late ? static_cast<std::int64_t>(rng() % 60) : 0),
+                            static_cast<std::int64_t>(rng() % 4),
+                            rng() % 3 == 0 ? NameId{7} : kStep};
+        store.add_mark(m);
+      }
+      std::vector<std::pair<std::int64_t, std::int64_t>> want;
+      for (std::size_t i = 0; i < store.marks().size(); ++i) {
+        if (store.marks()[i].name == kStep)
+          want.emplace_back(store.marks()[i].ts_ns, store.marks()[i].value);
+      }
+      std::vector<std::pair<std::int64_t, std::int64_t>> got;
+      for (const TimelineStore::StepMark& m : store.step_marks())
+        got.emplace_back(m.ts_ns, m.value);
+      ASSERT_EQ(got, want) << "round " << round << " step " << step;
+      if (store.step_marks_sorted()) {
+        ASSERT_TRUE(std::is_sorted(got.begin(), got.end()));
+      }
+    }
+    EXPECT_GT(store.bytes(), 0u);
   }
 }
 

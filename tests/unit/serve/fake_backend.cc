@@ -109,6 +109,8 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
   s.processes.push_back(worker);
   if (s.job == "demo-slow" && r == 0) {
     s.gpu_counters = gpu_counters();
+    // Before and within the timeline's 10 s: only the second is served.
+    s.peer_waits = {{kNow - 30 * kS, kNow - 29 * kS, 1}, {kNow - 2 * kS, kNow - kS, 3}};
   }
   // Finalized up to 2 s before the watermark; rank 1's wall is irregular.
   FinalizedTotals& f = s.finalized;
@@ -273,7 +275,9 @@ std::optional<Timeline> FakeBackend::timeline(std::string_view job, std::int32_t
                                      wire::device_lane(3, wire::kDeviceWideStream),
                                      class_bit(EventClass::kDeviceBusy), "gpu", "memset"});
   t.marks.push_back(TimelineMark{kNow - 3 * kS, 4242, 4242, "epoch.start", 2});
-  t.peer_waits.push_back(PeerWaitSpan{kNow - 2 * kS, kNow - kS, 3});
+  // The engine leaves them to the router (the snapshot's): this one is not
+  // served.
+  t.peer_waits.push_back(PeerWaitSpan{kNow - 5 * kS, kNow - 4 * kS, 7});
   return t;
 }
 

@@ -170,12 +170,12 @@ TEST(RemoteRanks, MatchesCollectivesAcrossNodesOnTheHeadsClock) {
   EXPECT_EQ(job.windows[0].held_back.ranks, std::vector<std::int32_t>{3});
   EXPECT_NEAR(job.windows[0].held_back.cost_ratio, 0.15, 1e-9);
   EXPECT_EQ(job.windows[0].held_back.other_ranks, 3);
-  const std::vector<PeerWaitSpan> waits = job_peer_waits(job, 0);
+  const std::vector<PeerWaitSpan> waits = job_peer_waits(job, 0, 0, 10 * kS);
   ASSERT_EQ(waits.size(), 10u);
   EXPECT_EQ(waits[4].start_ns, 4 * kS + 100'000'000);
   EXPECT_EQ(waits[4].end_ns, 4 * kS + 250'000'000);
   EXPECT_EQ(waits[4].waiting_for, 3);
-  EXPECT_TRUE(job_peer_waits(job, 3).empty());
+  EXPECT_TRUE(job_peer_waits(job, 3, 0, 10 * kS).empty());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "engine/decoded_batch.h"
 #include "engine/engine_config.h"
 #include "engine/name_table.h"
+#include "engine/peer_wait_span.h"
 #include "engine/snapshot.h"
 
 namespace stallwatch::collector {
@@ -40,14 +41,6 @@ struct TimelineMark {
   std::int64_t value = 0;
 };
 
-// A stretch of a rank's collective calls spent waiting for a later peer
-// (docs/api.md, "peer_wait_seconds"), on the rank's clock.
-struct PeerWaitSpan {
-  std::int64_t start_ns = 0;
-  std::int64_t end_ns = 0;
-  std::int32_t waiting_for = -1;  // the rank whose late arrival it waited for
-};
-
 struct Timeline {
   std::string job;
   std::int32_t rank = 0;
@@ -55,8 +48,11 @@ struct Timeline {
   std::int64_t to_ns = 0;               // the rank's watermark
   std::vector<TimelineRegion> regions;  // sorted by start
   std::vector<TimelineMark> marks;
-  std::vector<PeerWaitSpan> peer_waits;  // sorted, disjoint
-  bool truncated = false;                // more regions than the timeline keeps
+  // Sorted, disjoint; the engine leaves them empty: they are the job's, set
+  // at tick time (RankSnapshot::peer_waits, job_peer_waits()), which its
+  // reader splices in.
+  std::vector<PeerWaitSpan> peer_waits;
+  bool truncated = false;  // more regions than the timeline keeps
 };
 
 // History of one metric over one window for a job: one point per resolution
@@ -112,10 +108,10 @@ class Engine {
   // the metrics as of `now_ns`.
   std::shared_ptr<const Snapshot> tick(std::int64_t now_ns);
 
-  // Regions of the last `seconds` before the rank's watermark, and the parts
-  // of its collective calls spent waiting for later peers (from the COMM
-  // calls of every rank of its job, as at tick time); nullopt when the rank
-  // is unknown.
+  // Regions and marks of the last `seconds` before the rank's watermark;
+  // nullopt when the rank is unknown. Its peer_waits are left empty: they are
+  // the job's, matched at tick time (job_peer_waits() of the snapshot, which
+  // at a tree head spans its nodes too).
   std::optional<Timeline> timeline(std::string_view job, std::int32_t rank,
                                    std::int64_t seconds) const;
 

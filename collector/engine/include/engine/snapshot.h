@@ -19,6 +19,7 @@
 #include "catalog/vocabulary.h"
 #include "engine/comm_call.h"
 #include "engine/decoded_batch.h"
+#include "engine/peer_wait_span.h"
 
 namespace stallwatch::collector {
 
@@ -219,8 +220,12 @@ struct RankSnapshot {
   FinalizedTotals finalized;
   // Its COMM calls within the timeline span, as the peer matching took them
   // (empty for a rank that never had COMM time). Not served: a collector
-  // tree's head matches them across its nodes (match_job_peers()).
+  // tree's head matches them across its nodes (summarize_job_with_peers()).
   std::vector<CommCall> comm_calls;
+  // What the job's peer matching found of them: its waits for peers, sorted
+  // and disjoint, on its clock (summarize_job_with_peers()). Served in its
+  // timeline; a head matches them again instead of taking a node's.
+  std::vector<PeerWaitSpan> peer_waits;
 };
 
 // Mean and max over a job's ranks for one window, plus the straggler. The

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -48,7 +49,8 @@ struct TimelineMarkEntry {
 // an id of 2^20 or more (beyond NameTable's default bound) read back as
 // "<overflow>"; the end of a region longer than 2^32 - 2 ns (about 4.3 s) is
 // kept aside, exactly. The latest end of every 64 regions is kept too, so
-// expiry and drops pass over whole chunks.
+// expiry and drops pass over whole chunks, and the indices of its COMM
+// regions, so the peer matching reads those without a scan.
 class TimelineBlock {
  public:
   static constexpr std::size_t kChunk = 64;
@@ -66,6 +68,7 @@ class TimelineBlock {
   void clear() {
     size_ = 0;
     longs_.clear();
+    comm_.clear();
   }
   // Frees the storage beyond its size.
   void shrink();
@@ -84,6 +87,8 @@ class TimelineBlock {
     slot.start_ns = e.start_ns;
     slot.tid = e.tid;
     slot.ids = pack(e.cat, e.name, e.source, e.mask) | (e.loop_end ? kLoopEndBit : 0);
+    if (e.mask & kCommMask) [[unlikely]]
+      comm_.push_back(static_cast<std::uint32_t>(i));
     std::int64_t& chunk = chunk_end_[i / kChunk];
     chunk = i % kChunk == 0 || e.end_ns > chunk ? e.end_ns : chunk;
   }
@@ -117,15 +122,19 @@ class TimelineBlock {
   // The first region at or after `from` that ends at or after `cutoff`
   // (size() when none).
   std::size_t first_ending_from(std::size_t from, std::int64_t cutoff) const;
+  // The indices of its regions with the COMM class, ascending.
+  const std::vector<std::uint32_t>& comm_indices() const { return comm_; }
   std::size_t bytes() const {
     return capacity_ * sizeof(Packed) + chunks(capacity_) * sizeof(std::int64_t) +
-           longs_.capacity() * sizeof(LongEnd);
+           longs_.capacity() * sizeof(LongEnd) + comm_.capacity() * sizeof(std::uint32_t);
   }
 
  private:
   static constexpr std::uint32_t kLong = std::numeric_limits<std::uint32_t>::max();
   static constexpr NameId kNameLimit = NameId{1} << 20;
   static constexpr std::uint64_t kLoopEndBit = std::uint64_t{1} << 63;
+  static constexpr ClassMask kCommMask = class_bit(EventClass::kComm);
+  static constexpr std::uint64_t kCommIdsBit = std::uint64_t{kCommMask} << 56;
   static_assert(kEventClassCount < 8, "the mask's top bit is the loop-end flag");
 
   struct Packed {
@@ -156,6 +165,7 @@ class TimelineBlock {
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
   std::vector<LongEnd> longs_;  // by index
+  std::vector<std::uint32_t> comm_;
 };
 
 class TimelineBlock::Appender {
@@ -177,6 +187,8 @@ class TimelineBlock::Appender {
       duration = kLong;
       block_.longs_.push_back(LongEnd{size_, end_ns});
     }
+    if (ids & kCommIdsBit) [[unlikely]]
+      block_.comm_.push_back(static_cast<std::uint32_t>(size_));
 #if defined(__x86_64__)
     // Non-temporal stores: the block is read back much later, if at all
     // (most regions leave the timeline unread), so it is written past the
@@ -258,6 +270,11 @@ class TimelineBlockPool {
 // calls after each batch); the oldest go first, and when the bound pushes a
 // region out early, queries over its time say `truncated`.
 //
+// What the peer matching reads at every tick is kept apart as it arrives, so
+// that it is read without a scan of the rest: the COMM regions (indexed in
+// their blocks) and the marks named `step_mark` (in a list of their own,
+// which drops each with the mark).
+//
 // Regions are kept in blocks: the store's own, filled one region at a time,
 // and whole blocks a BatchPreparer built, adopted without a copy.
 //
@@ -269,10 +286,12 @@ class TimelineStore {
 
   // `pool`, when given, receives the storage of every block dropped whole,
   // for the next batches to reuse; it must outlive the store.
-  TimelineStore(std::int64_t keep_ns, std::size_t max_entries, TimelineBlockPool* pool = nullptr)
+  TimelineStore(std::int64_t keep_ns, std::size_t max_entries, TimelineBlockPool* pool = nullptr,
+                NameId step_mark = NameTable::kEmpty)
       : keep_ns_(keep_ns),
         max_entries_(max_entries < 1 ? 1 : max_entries),
         pool_(pool),
+        step_mark_(step_mark),
         marks_(max_entries) {}
 
   // Appends a region. The bound on the count applies at trim(); past it by
@@ -294,8 +313,18 @@ class TimelineStore {
     if (live_ > max_entries_) drop_oldest(live_ - max_entries_);
   }
   void add_mark(const TimelineMarkEntry& m) {
-    if (marks_.full()) dropped_end_ = std::max(dropped_end_, marks_.front().ts_ns);
+    if (marks_.full()) {
+      dropped_end_ = std::max(dropped_end_, marks_.front().ts_ns);
+      pop_step_mark();
+    }
     marks_.push(m);
+    if (m.name == step_mark_ && step_mark_ != NameTable::kEmpty) {
+      const bool before =
+          !step_marks_.empty() && StepMark::less(m.ts_ns, m.value, step_marks_.back());
+      step_marks_.push_back({marks_pushed_, m.ts_ns, m.value, before});
+      step_marks_unsorted_ += before ? 1 : 0;
+    }
+    ++marks_pushed_;
   }
   // Drops what ended before watermark - keep_ns, from the oldest up to the
   // first that did not.
@@ -324,7 +353,33 @@ class TimelineStore {
       }
     }
   }
+  // Calls f(start_ns, end_ns) for each COMM region, oldest first; reads only
+  // those (for_each_span_of(COMM) without the scan).
+  template <class F>
+  void for_each_comm_span(F&& f) const {
+    for (const Held& h : blocks_) {
+      const auto& comm = h.block.comm_indices();
+      auto it = comm.begin();
+      if (h.begin > 0) it = std::lower_bound(comm.begin(), comm.end(), h.begin);
+      for (; it != comm.end(); ++it)
+        f(h.block.start_of(*it), h.block.end_of(*it));
+    }
+  }
   const RingBuffer<TimelineMarkEntry>& marks() const { return marks_; }
+  // The marks named `step_mark` that marks() holds, oldest first.
+  struct StepMark {
+    std::uint64_t seq = 0;  // its number among all marks ever added
+    std::int64_t ts_ns = 0;
+    std::int64_t value = 0;
+    bool before_previous = false;  // it came after one it orders before
+    static bool less(std::int64_t ts_ns, std::int64_t value, const StepMark& m) {
+      return ts_ns != m.ts_ns ? ts_ns < m.ts_ns : value < m.value;
+    }
+  };
+  const std::deque<StepMark>& step_marks() const { return step_marks_; }
+  // True when step_marks() is in (ts_ns, value) order (false may also mean
+  // that the one out of order has gone since).
+  bool step_marks_sorted() const { return step_marks_unsorted_ == 0; }
   // True when something at or after `from_ns` was dropped for space.
   bool truncated_since(std::int64_t from_ns) const { return dropped_end_ > from_ns; }
   std::size_t bytes() const;
@@ -347,6 +402,12 @@ class TimelineStore {
   // Drops the oldest block; its storage goes to own_spare_ (one of the
   // store's own) or to the pool.
   void pop_front();
+  // Drops the front of step_marks_ if it is marks_' front.
+  void pop_step_mark() {
+    if (step_marks_.empty() || step_marks_.front().seq != marks_pushed_ - marks_.size()) return;
+    step_marks_unsorted_ -= step_marks_.front().before_previous ? 1 : 0;
+    step_marks_.pop_front();
+  }
 
   std::int64_t keep_ns_;
   std::size_t max_entries_;
@@ -357,7 +418,11 @@ class TimelineStore {
   TimelineBlock own_spare_;       // storage of the last own block dropped, for the next
   std::size_t live_ = 0;
   std::size_t own_allocated_ = 0;
+  NameId step_mark_;
   RingBuffer<TimelineMarkEntry> marks_;
+  std::uint64_t marks_pushed_ = 0;
+  std::deque<StepMark> step_marks_;
+  std::size_t step_marks_unsorted_ = 0;  // of step_marks_, those before_previous
 };
 
 }  // namespace stallwatch::collector::detail

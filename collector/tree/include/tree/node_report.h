@@ -5,7 +5,8 @@
 // tree"): its ranks' snapshots as the node's engine made them (rows of every
 // window, counters, state, verdict, device source, processes, GPU counters,
 // finalized totals, the COMM calls its peer matching took, so that the head
-// matches them across nodes), with the node's name, its API address (for timelines)
+// matches them across nodes: each rank's as a CommCallsDelta against what the
+// node sent before), with the node's name, its API address (for timelines)
 // and its windows. Raw events never travel. A node with many ranks sends
 // several reports per tick, each self-contained and under kMaxReportBytes.
 //
@@ -21,10 +22,11 @@
 #include <vector>
 
 #include "engine/snapshot.h"
+#include "tree/comm_calls_delta.h"
 
 namespace stallwatch::collector {
 
-inline constexpr std::uint16_t kReportVersion = 3;
+inline constexpr std::uint16_t kReportVersion = 4;
 inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
 struct NodeReport {
@@ -34,15 +36,21 @@ struct NodeReport {
   std::int64_t now_ns = 0;   // the node's clock at that tick
   std::vector<std::int64_t> windows_ns;  // Snapshot::windows_ns of the node
   std::vector<RankSnapshot> ranks;       // RankSnapshot::job set on each
+  // Per rank (same order), its comm_calls as sent; a rank's comm_calls are
+  // set from it when it is whole (base 0), else left for the head to apply.
+  std::vector<CommCallsDelta> calls;
 };
 
 // One or more frames, each at most kMaxReportBytes (a single rank larger than
 // that gets a frame of its own), that together carry every rank of `snapshot`.
 // Every frame repeats the header fields. A snapshot without ranks gives one
-// frame without ranks (a heartbeat).
+// frame without ranks (a heartbeat). The ranks' calls go whole, or, with
+// `sent`, as SentCommCalls::next() gives them (the caller then calls
+// sent->end_tick(), or sent->clear() when a frame is not sent).
 std::vector<std::vector<std::uint8_t>> encode_reports(const Snapshot& snapshot,
                                                       const std::string& node,
-                                                      const std::string& http_address);
+                                                      const std::string& http_address,
+                                                      SentCommCalls* sent = nullptr);
 
 // Decodes one frame; returns "" or why it was refused (truncated, another
 // version, an out-of-range enumeration value).

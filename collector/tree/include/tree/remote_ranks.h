@@ -24,6 +24,10 @@ struct RemoteRanksStats {
   std::uint64_t ranks = 0;  // remote ranks held
   std::uint64_t reports_received = 0;
   std::uint64_t reports_rejected = 0;  // undecodable, another version or other windows
+  // Ranks whose calls came as a delta against calls this head did not hold
+  // (a report lost, or this head started since): their calls stay as they
+  // were until the node sends them whole.
+  std::uint64_t calls_out_of_step = 0;
   std::uint64_t bytes_received = 0;
   std::string last_rejection;  // "<why>" of the last refused report, or ""
 };
@@ -35,7 +39,8 @@ struct RemoteRanksStats {
 // snapshot (API, web page, /metrics, alerts, an upstream of its own) serves
 // them as local ranks. The ranks' COMM calls are matched again over all the
 // job's ranks (summarize_job_with_peers), so peer wait and held_back are
-// those of one collector. A remote rank's clock offset is its host's against
+// those of one collector (a node sends each rank's calls as a delta against
+// what it sent before, which this head applies). A remote rank's clock offset is its host's against
 // its node plus the node's against this head, estimated like a host's
 // (docs/design.md, "Clocks"): the largest report time minus receive time over
 // the last kNodeClockWindowNs. A rank whose node has not reported it for
@@ -76,6 +81,7 @@ class RemoteRanks {
     RankSnapshot rank;
     std::string node;
     std::int64_t received_ns = 0;
+    std::uint64_t calls_tick = 0;  // the node tick of rank.comm_calls; 0: out of step
   };
   struct Node {
     std::string http_address;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/snapshot.h"
+#include "tree/comm_calls_delta.h"
 
 namespace stallwatch::collector {
 
@@ -29,7 +30,9 @@ struct UpstreamStats {
 // the reports of each tick's snapshot. It never waits: the socket queues
 // only to a connected head (ZMQ_IMMEDIATE) and at most send_hwm frames; a
 // frame that cannot be queued at once is dropped and counted as unsent. The
-// head gets every rank again on the next tick, so nothing is resent.
+// head gets every rank again on the next tick, so nothing is resent; the
+// ranks' COMM calls go as deltas against the last ones sent (SentCommCalls),
+// whole again after a frame that was not sent.
 //
 // Thread-confined: created, used and destroyed by the daemon's tick thread
 // (start() on the main thread before the tick thread runs).
@@ -53,6 +56,7 @@ class UpstreamSender {
   void* context_ = nullptr;
   void* socket_ = nullptr;
   UpstreamStats stats_;
+  SentCommCalls calls_;
 };
 
 }  // namespace stallwatch::collector
