@@ -26,6 +26,10 @@ Checks (each in a fresh process; agent/gpu/README.md says why each matters):
   ``all_gather_into_tensor``, ``_reduce_scatter_base`` /
   ``reduce_scatter_tensor``, or ``all_reduce`` where one rank makes it
   switch to no sharding) must be ``comm`` regions of the rank's timeline;
+* ``launch``: tiny kernels (``torch.cuda._sleep(1)``) launched back to back
+  on one stream for 15 s under the CUPTI source, into a local stallwatchd:
+  the collector's ``launches`` must equal the kernels launched, and the
+  rank's verdict must be host-bound with the cause launch-bound;
 * ``agreement`` (skip with --quick): bench/python/gpu_sources.py for 20 s,
   one round: data stall and device idle within 0.02 of wall time of
   torch.profiler's for CUPTI, 0.05 for CUDA events, and each source's overhead.
@@ -252,6 +256,43 @@ def long_step(options, gpu: str) -> Dict:
         daemon.close()
 
 
+def child_launch(seconds: float) -> Dict:
+    import torch
+
+    import stallwatch
+
+    torch.ones(1, device="cuda").sum().item()  # the program initializes CUDA first
+    stallwatch.gpu_start("cupti")
+    time.sleep(0.5)  # the CUPTI source arms within 100 ms of CUDA's initialization
+    launched = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(1000):
+            torch.cuda._sleep(1)
+        launched += 1000
+    torch.cuda.synchronize()
+    stallwatch.gpu_stop()
+    return {"launched": launched, "stats": stallwatch.gpu_stats()}
+
+
+def launch(options) -> Dict:
+    daemon = Daemon(os.path.join(options.build, "bin", "stallwatchd"))
+    try:
+        job = "gpu-checks-launch"
+        run = child("launch", options, STALLWATCH_COLLECTOR=daemon.ingest, STALLWATCH_JOB=job)
+        if "error" in run:
+            return run
+        totals = daemon.rank_totals(job)  # waits until the rank finished
+        rank = get_json(f"{daemon.http}/api/v1/jobs/{job}")["ranks"][0]
+        keys = ("wall_seconds", "device_busy_seconds", "device_idle_ratio", "launches",
+                "launch_seconds", "launch_delay_seconds", "short_kernels", "long_launches",
+                "late_launch_starts", "launch_idle_ratio", "verdict", "cause")
+        return {"launched": run.get("launched"), **{k: totals.get(k) for k in keys},
+                "agent_dropped": rank.get("agent_dropped"), "child": run}
+    finally:
+        daemon.close()
+
+
 def agreement(options) -> Dict:
     proc = subprocess.run([sys.executable, os.path.join(HERE, "gpu_sources.py"), "--build",
                            options.build, "--seconds", str(options.seconds), "--rounds", "1"],
@@ -277,7 +318,7 @@ def main() -> int:
         name, _, variant = options.child.partition(":")
         result = {"context": lambda: child_context(variant), "graph": child_graph,
                   "profiler": child_profiler, "long_step": lambda: child_long_step(5.0),
-                  "fsdp": child_fsdp}[name]()
+                  "fsdp": child_fsdp, "launch": lambda: child_launch(15.0)}[name]()
         print(json.dumps(result, default=str))
         return 0
     try:
@@ -306,6 +347,8 @@ def main() -> int:
     print("long_step", json.dumps(results["long_step"]), flush=True)
     results["fsdp"] = fsdp(options)
     print("fsdp", json.dumps(results["fsdp"]), flush=True)
+    results["launch"] = launch(options)
+    print("launch", json.dumps(results["launch"]), flush=True)
     if not options.quick:
         results["agreement"] = agreement(options)
         print("agreement", json.dumps(results["agreement"]), flush=True)
@@ -335,6 +378,11 @@ def verdicts(results: Dict) -> Dict[str, bool]:
                                     and (events.get("device_busy_seconds") or 0) >= 9.8)
     if "skipped" not in results["fsdp"]:
         out["fsdp"] = bool(results["fsdp"].get("comm_regions"))
+    launched = results["launch"]
+    out["launch"] = (not launched.get("error")
+                     and launched.get("launches") == launched.get("launched")
+                     and launched.get("verdict") == "host-bound"
+                     and launched.get("cause") == "launch-bound")
     agreement_result = results.get("agreement")
     if agreement_result is not None:
         goals = agreement_result.get("meets_agreement_goal") or {}

@@ -24,7 +24,7 @@
 
 namespace stallwatch::collector {
 
-inline constexpr std::uint16_t kReportVersion = 3;
+inline constexpr std::uint16_t kReportVersion = 4;
 inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
 struct NodeReport {
