@@ -14,8 +14,10 @@ std::optional<DeviceInterval> to_interval(const ActivityRecord& record,
   if (record.start > kMax || record.end > kMax || record.end < record.start) return std::nullopt;
   const std::int64_t start = clock.to_agent(static_cast<std::int64_t>(record.start));
   const std::int64_t end = clock.to_agent(static_cast<std::int64_t>(record.end));
-  return DeviceInterval{wire::device_lane(record.device, record.stream), start,
-                        std::max<std::int64_t>(end - start, 0)};
+  const std::uint32_t lane = record.kind == ActivityKind::kLaunch
+                                 ? record.thread & ~wire::kLaneBit
+                                 : wire::device_lane(record.device, record.stream);
+  return DeviceInterval{lane, start, std::max<std::int64_t>(end - start, 0)};
 }
 
 }  // namespace stallwatch::agent

@@ -10,7 +10,9 @@
 namespace stallwatch::agent {
 
 // An ActivityRecord placed on the agent's timeline: the lane of its device
-// and stream (device_lane.h) and its span on the sw_now_ns clock.
+// and stream (device_lane.h), or for a launch its calling thread (CUPTI's
+// thread id with the lane bit cleared, so that it is never a device lane),
+// and its span on the sw_now_ns clock.
 struct DeviceInterval {
   std::uint32_t lane = 0;
   std::int64_t start_ns = 0;

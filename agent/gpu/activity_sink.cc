@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 
+#include "complete_record.h"
+#include "stallwatch/event_flags.h"
+
 namespace stallwatch::agent {
 namespace {
 
@@ -38,9 +41,14 @@ sw_name_t ActivitySink::name_id(const ActivityRecord& record) noexcept {
 
 int ActivitySink::emit(const ActivityRecord& record, const DeviceInterval& interval) noexcept {
   if (gpu_cat_ == 0) gpu_cat_ = sw_intern("gpu");
+  if (runtime_cat_ == 0) runtime_cat_ = sw_intern("cuda_runtime");
   sw_name_t name = name_id(record);
   if (name == 0) name = sw_intern(record.kind == ActivityKind::kKernel ? "kernel" : "device");
-  const int rc = sw_complete_on(interval.lane, gpu_cat_, name, interval.start_ns, interval.dur_ns);
+  const sw_name_t cat = record.kind == ActivityKind::kLaunch ? runtime_cat_ : gpu_cat_;
+  const auto flags =
+      static_cast<std::uint8_t>(record.correlation != 0 ? wire::kEventFlagCorrelation : 0);
+  const int rc = record_complete_for(interval.lane, cat, name, interval.start_ns, interval.dur_ns,
+                                     record.correlation, flags);
   if (flush_every_ != 0 && ++since_flush_ >= flush_every_) {
     since_flush_ = 0;
     sw_flush(kFlushWaitMs);

@@ -16,7 +16,10 @@ namespace stallwatch::agent {
 
 // Records device intervals as agent events: a COMPLETE event in cat "gpu"
 // (the collector's DEVICE_BUSY) on the interval's lane, named after the
-// record (a kernel's demangled name, "memcpy HtoD", "memset").
+// record (a kernel's demangled name, "memcpy HtoD", "memset"); a launch as a
+// COMPLETE in cat "cuda_runtime" named after its call, on its thread. Each
+// carries its correlation id in region_id with wire::kEventFlagCorrelation
+// (none when CUPTI gave it 0).
 //
 // Names are interned once per distinct string and cached here (interning
 // takes the agent's lock). Device records arrive in bursts of thousands, more
@@ -48,6 +51,7 @@ class ActivitySink {
 
   std::unordered_map<std::string, sw_name_t, NameHash, std::equal_to<>> names_;
   sw_name_t gpu_cat_ = 0;
+  sw_name_t runtime_cat_ = 0;
   std::size_t flush_every_ = 0;
   std::size_t since_flush_ = 0;
 };

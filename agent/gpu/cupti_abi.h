@@ -28,6 +28,7 @@ using ActivityKind = int;  // CUpti_ActivityKind (an int-sized enum)
 inline constexpr ActivityKind kActivityMemcpy = 1;
 inline constexpr ActivityKind kActivityMemset = 2;
 inline constexpr ActivityKind kActivityKernel = 3;  // serializing: never enabled here
+inline constexpr ActivityKind kActivityRuntime = 5;
 inline constexpr ActivityKind kActivityConcurrentKernel = 10;
 
 inline constexpr std::uint32_t kFlushForced = 1;  // CUPTI_ACTIVITY_FLAG_FLUSH_FORCED
@@ -88,6 +89,35 @@ struct MemsetPrefix {
   std::uint32_t stream_id;
   std::uint32_t correlation_id;
 };
+
+// CUpti_ActivityAPI (RUNTIME and DRIVER records): one layout in every
+// CUPTI release.
+struct ApiPrefix {
+  std::int32_t kind;
+  std::uint32_t cbid;
+  std::uint64_t start;
+  std::uint64_t end;
+  std::uint32_t process_id;
+  std::uint32_t thread_id;
+  std::uint32_t correlation_id;
+  std::uint32_t return_value;
+};
+
+// CUpti_runtime_api_trace_cbid values of the runtime calls that launch
+// device work and that HTA counts as launches (cudaLaunchKernel,
+// cudaLaunchKernelExC, cudaMemcpyAsync, cudaMemsetAsync), with their
+// per-thread-default-stream (_ptsz) twins. CUDA 13 records a kernel launched
+// with <<<...>>> as __cudaLaunchKernel.
+inline constexpr std::uint32_t kCbidMemcpyAsync = 41;
+inline constexpr std::uint32_t kCbidMemsetAsync = 51;
+inline constexpr std::uint32_t kCbidLaunchKernel = 211;
+inline constexpr std::uint32_t kCbidLaunchKernelPtsz = 214;
+inline constexpr std::uint32_t kCbidMemcpyAsyncPtsz = 225;
+inline constexpr std::uint32_t kCbidMemsetAsyncPtsz = 235;
+inline constexpr std::uint32_t kCbidLaunchKernelExC = 430;
+inline constexpr std::uint32_t kCbidLaunchKernelExCPtsz = 431;
+inline constexpr std::uint32_t kCbidLaunchKernelInternal = 505;  // __cudaLaunchKernel
+inline constexpr std::uint32_t kCbidLaunchKernelInternalPtsz = 506;
 
 // CUpti_ActivityMemcpyKind values named in event names.
 inline constexpr std::uint8_t kMemcpyHtoD = 1;

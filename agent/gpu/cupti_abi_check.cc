@@ -11,6 +11,7 @@
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <cupti_result.h>
+#include <cupti_runtime_cbid.h>
 #include <cupti_version.h>
 
 #include <cstddef>
@@ -31,6 +32,22 @@ static_assert(CUPTI_ACTIVITY_KIND_MEMCPY == kActivityMemcpy);
 static_assert(CUPTI_ACTIVITY_KIND_MEMSET == kActivityMemset);
 static_assert(CUPTI_ACTIVITY_KIND_KERNEL == kActivityKernel);
 static_assert(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL == kActivityConcurrentKernel);
+static_assert(CUPTI_ACTIVITY_KIND_RUNTIME == kActivityRuntime);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 == kCbidMemcpyAsync);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 == kCbidMemsetAsync);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 == kCbidLaunchKernel);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 == kCbidLaunchKernelPtsz);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000 == kCbidMemcpyAsyncPtsz);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000 == kCbidMemsetAsyncPtsz);
+#if CUPTI_API_VERSION >= 17
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 == kCbidLaunchKernelExC);
+static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 == kCbidLaunchKernelExCPtsz);
+#endif
+#if CUPTI_API_VERSION >= 130000
+static_assert(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 == kCbidLaunchKernelInternal);
+static_assert(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 ==
+              kCbidLaunchKernelInternalPtsz);
+#endif
 static_assert(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED == kFlushForced);
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == kMemcpyHtoD);
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == kMemcpyPtoP);
@@ -71,6 +88,15 @@ constexpr bool memset_prefix_matches() {
          offsetof(Record, streamId) == offsetof(MemsetPrefix, stream_id) &&
          offsetof(Record, correlationId) == offsetof(MemsetPrefix, correlation_id);
 }
+
+// Runtime API records have had one layout since CUDA 9.0.
+static_assert(offsetof(CUpti_ActivityAPI, kind) == offsetof(ApiPrefix, kind));
+static_assert(offsetof(CUpti_ActivityAPI, cbid) == offsetof(ApiPrefix, cbid));
+static_assert(offsetof(CUpti_ActivityAPI, start) == offsetof(ApiPrefix, start));
+static_assert(offsetof(CUpti_ActivityAPI, end) == offsetof(ApiPrefix, end));
+static_assert(offsetof(CUpti_ActivityAPI, threadId) == offsetof(ApiPrefix, thread_id));
+static_assert(offsetof(CUpti_ActivityAPI, correlationId) == offsetof(ApiPrefix, correlation_id));
+static_assert(sizeof(CUpti_ActivityAPI) == sizeof(ApiPrefix));
 
 // The versions a CUDA 9.0+ libcupti delivers. Headers of every CUDA release
 // declare the first three; the others are checked with CUDA 13 headers

@@ -35,6 +35,27 @@ void read_common(const std::uint8_t* record, ActivityRecord& out) noexcept {
 
 }  // namespace
 
+std::string_view launch_call_name(std::uint32_t cbid) noexcept {
+  switch (cbid) {
+    case cupti::kCbidLaunchKernel:
+    case cupti::kCbidLaunchKernelPtsz:
+    case cupti::kCbidLaunchKernelInternal:
+    case cupti::kCbidLaunchKernelInternalPtsz:
+      return "cudaLaunchKernel";
+    case cupti::kCbidLaunchKernelExC:
+    case cupti::kCbidLaunchKernelExCPtsz:
+      return "cudaLaunchKernelExC";
+    case cupti::kCbidMemcpyAsync:
+    case cupti::kCbidMemcpyAsyncPtsz:
+      return "cudaMemcpyAsync";
+    case cupti::kCbidMemsetAsync:
+    case cupti::kCbidMemsetAsyncPtsz:
+      return "cudaMemsetAsync";
+    default:
+      return {};
+  }
+}
+
 std::string_view memcpy_name(std::uint8_t copy_kind) noexcept {
   return copy_kind < kMemcpyNames.size() ? kMemcpyNames[copy_kind] : kMemcpyNames[0];
 }
@@ -66,6 +87,15 @@ std::optional<ActivityRecord> parse_cupti_record(const std::uint8_t* record) noe
       out.kind = ActivityKind::kMemset;
       read_common<cupti::MemsetPrefix>(record, out);
       out.name = "memset";
+      break;
+    case cupti::kActivityRuntime:
+      out.kind = ActivityKind::kLaunch;
+      out.name = launch_call_name(field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, cbid)));
+      if (out.name.empty()) return std::nullopt;
+      out.start = field<std::uint64_t>(record, offsetof(cupti::ApiPrefix, start));
+      out.end = field<std::uint64_t>(record, offsetof(cupti::ApiPrefix, end));
+      out.thread = field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, thread_id));
+      out.correlation = field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, correlation_id));
       break;
     default:
       return std::nullopt;

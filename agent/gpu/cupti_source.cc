@@ -150,11 +150,17 @@ bool CuptiSource::arm(std::string& why) noexcept {
 }
 
 bool CuptiSource::enable_kinds(std::string& why) noexcept {
+  // Launch records are an extra: without them (refused, or turned off) the
+  // device work is still recorded.
+  launches_ = env_size("STALLWATCH_CUPTI_LAUNCHES", 1, 0, 1) == 1 &&
+              lib_.activity_enable(cupti::kActivityRuntime) == cupti::kSuccess;
   for (std::size_t i = 0; i < kKinds.size(); ++i) {
     const cupti::Result rc = lib_.activity_enable(kKinds[i]);
     if (rc == cupti::kSuccess) continue;
     for (std::size_t j = 0; j < i; ++j)
       lib_.activity_disable(kKinds[j]);
+    if (launches_) lib_.activity_disable(cupti::kActivityRuntime);
+    launches_ = false;
     try {
       why = failure(lib_, "cuptiActivityEnable", rc);
     } catch (...) {
@@ -168,6 +174,7 @@ bool CuptiSource::enable_kinds(std::string& why) noexcept {
 void CuptiSource::disable_kinds() noexcept {
   for (const cupti::ActivityKind kind : kKinds)
     lib_.activity_disable(kind);
+  if (launches_) lib_.activity_disable(cupti::kActivityRuntime);
 }
 
 void CuptiSource::poll(std::int64_t now_ns) noexcept {

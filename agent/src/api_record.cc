@@ -15,6 +15,7 @@
 #include "agent.h"
 #include "agent_state.h"
 #include "buffer_registry.h"
+#include "complete_record.h"
 #include "process_clock.h"
 #include "record.h"
 #include "stallwatch/device_lane.h"
@@ -211,6 +212,20 @@ inline int record_now(RecordKind kind, sw_name_t cat, sw_name_t name, std::int64
 }
 
 }  // namespace
+
+int record_complete_for(std::uint32_t tid, sw_name_t cat, sw_name_t name, std::int64_t start_ns,
+                        std::int64_t dur_ns, std::uint32_t region_id, std::uint8_t flags) noexcept {
+  if (dur_ns < 0) return SW_ERR_INVALID_ARGUMENT;
+  ThreadBuffer* buffer = current_thread_buffer;
+  if (current_state() != AgentState::kRunning || buffer == nullptr) [[unlikely]] {
+    bool off = false;
+    buffer = buffer_slow(&off);
+    if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
+  }
+  return status(buffer->record(RecordKind::kComplete, name_index(cat), name_index(name), start_ns,
+                               dur_ns, region_id, tid, flags));
+}
+
 }  // namespace stallwatch::agent
 
 using stallwatch::agent::AgentState;

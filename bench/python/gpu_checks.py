@@ -28,6 +28,10 @@ Checks (each in a fresh process; agent/gpu/README.md says why each matters):
   ``all_gather_into_tensor``, ``_reduce_scatter_base`` /
   ``reduce_scatter_tensor``, or ``all_reduce`` where one rank makes it
   switch to no sharding) must be ``comm`` regions of the rank's timeline;
+* ``launch``: tiny kernels (``torch.cuda._sleep(1)``) launched back to back
+  on one stream for 15 s under the CUPTI source, into a local stallwatchd:
+  the collector's ``launches`` must equal the kernels launched, and the
+  rank's verdict must be host-bound with the cause launch-bound;
 * ``agreement`` (skip with --quick): bench/python/gpu_sources.py for 20 s
   (--seconds), one round: data-stall and device-busy seconds within 0.02 of
   the trace's wall time of torch.profiler's for CUPTI, 0.05 for CUDA events,
@@ -275,6 +279,43 @@ def long_step(options, gpu: str, **env: str) -> Dict:
         daemon.close()
 
 
+def child_launch(seconds: float) -> Dict:
+    import torch
+
+    import stallwatch
+
+    torch.ones(1, device="cuda").sum().item()  # the program initializes CUDA first
+    stallwatch.gpu_start("cupti")
+    time.sleep(0.5)  # the CUPTI source arms within 100 ms of CUDA's initialization
+    launched = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for _ in range(1000):
+            torch.cuda._sleep(1)
+        launched += 1000
+    torch.cuda.synchronize()
+    stallwatch.gpu_stop()
+    return {"launched": launched, "stats": stallwatch.gpu_stats()}
+
+
+def launch(options) -> Dict:
+    daemon = Daemon(os.path.join(options.build, "bin", "stallwatchd"))
+    try:
+        job = "gpu-checks-launch"
+        run = child("launch", options, STALLWATCH_COLLECTOR=daemon.ingest, STALLWATCH_JOB=job)
+        if "error" in run:
+            return run
+        totals = daemon.rank_totals(job)  # waits until the rank finished
+        rank = get_json(f"{daemon.http}/api/v1/jobs/{job}")["ranks"][0]
+        keys = ("wall_seconds", "device_busy_seconds", "device_idle_ratio", "launches",
+                "launch_seconds", "launch_delay_seconds", "short_kernels", "long_launches",
+                "late_launch_starts", "launch_idle_ratio", "verdict", "cause")
+        return {"launched": run.get("launched"), **{k: totals.get(k) for k in keys},
+                "agent_dropped": rank.get("agent_dropped"), "child": run}
+    finally:
+        daemon.close()
+
+
 def agreement(options) -> Dict:
     proc = subprocess.run([sys.executable, os.path.join(HERE, "gpu_sources.py"), "--build",
                            options.build, "--seconds", str(options.seconds), "--rounds", "1"],
@@ -295,14 +336,15 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=20,
                         help="length of each agreement run (gpu_sources.py --seconds)")
     parser.add_argument("--only", default="",
-                        help="comma-separated checks to run (long_step, graph, profiler, fsdp)")
+                        help="comma-separated checks to run (long_step, long_step_sync, graph, "
+                             "profiler, fsdp, launch)")
     parser.add_argument("--child", default="")
     options = parser.parse_args()
     if options.child:
         name, _, variant = options.child.partition(":")
         result = {"context": lambda: child_context(variant), "graph": child_graph,
                   "profiler": child_profiler, "long_step": lambda: child_long_step(5.0),
-                  "fsdp": child_fsdp}[name]()
+                  "fsdp": child_fsdp, "launch": lambda: child_launch(15.0)}[name]()
         print(json.dumps(result, default=str))
         return 0
     try:
@@ -332,7 +374,8 @@ def main() -> int:
                                                                  GPU_CHECKS_SYNC="synchronize"),
                              "graph": lambda: child("graph", options),
                              "profiler": lambda: child("profiler", options),
-                             "fsdp": lambda: fsdp(options)}[name]()
+                             "fsdp": lambda: fsdp(options),
+                             "launch": lambda: launch(options)}[name]()
             print(name, json.dumps(results[name], default=str), flush=True)
         print(json.dumps({"bench": "gpu_checks", **results}, default=str))
         return 0
@@ -344,6 +387,8 @@ def main() -> int:
     print("long_step", json.dumps(results["long_step"]), flush=True)
     results["fsdp"] = fsdp(options)
     print("fsdp", json.dumps(results["fsdp"]), flush=True)
+    results["launch"] = launch(options)
+    print("launch", json.dumps(results["launch"]), flush=True)
     if not options.quick:
         results["agreement"] = agreement(options)
         print("agreement", json.dumps(results["agreement"]), flush=True)
@@ -374,6 +419,11 @@ def verdicts(results: Dict) -> Dict[str, bool]:
                                     >= 0.98 * (events.get("expected_busy_seconds") or 10.0))
     if "skipped" not in results["fsdp"]:
         out["fsdp"] = bool(results["fsdp"].get("comm_regions"))
+    launched = results["launch"]
+    out["launch"] = (not launched.get("error")
+                     and launched.get("launches") == launched.get("launched")
+                     and launched.get("verdict") == "host-bound"
+                     and launched.get("cause") == "launch-bound")
     agreement_result = results.get("agreement")
     if agreement_result is not None:
         goals = agreement_result.get("meets_agreement_goal") or {}

@@ -184,7 +184,7 @@ def test_a_rank_slow_on_the_host_is_named_host_bound(daemon):
     detail = job(daemon, *SLOW_HOST)
     named = held_back(detail)
     assert named is not None, detail["summary"]
-    assert named["ranks"] == [{"rank": 1, "verdict": "host-bound", "cause": None}], named
+    assert named["ranks"] == [{"rank": 1, "verdict": "host-bound", "cause": "unknown"}], named
     for rank in (0, 2, 3):
         assert rank_window(detail, rank)["verdict"] == "waiting-for-peers", rank
 

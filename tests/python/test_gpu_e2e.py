@@ -7,6 +7,9 @@ scenarios/fake_gpu_stall.py keeps the device busy for half of each fetch wait,
 so data_stall_seconds is about half of fetch_seconds; under compute-proxy it
 would be all of it. scenarios/long_device_span.py runs one 5 s CUDA-event span
 (longer than the 2 s lateness): it must count in full, with no late event.
+scenarios/fake_launch_bound.py launches tiny kernels back to back: every launch
+reaches the collector joined to its kernel, with HTA's figures, and the verdict
+is host-bound with the cause launch-bound.
 """
 
 from __future__ import annotations
@@ -92,3 +95,35 @@ def test_a_device_span_longer_than_the_lateness_counts_in_full(daemon):
     assert rank["late_events"] == 0, shown
     assert rank["unpaired_events"] == 0, shown
     assert 4.9 <= total["device_busy_seconds"] <= 5.1, shown
+
+
+def test_a_launch_bound_loop_shows_its_launches_and_the_launch_bound_cause(daemon):
+    base, ingest = daemon
+    job = "e2e-fake-launch-bound"
+    proc = subprocess.run(
+        [sys.executable, os.path.join(SCENARIOS, "fake_launch_bound.py"), "3"],
+        env=child_env(None, STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=job,
+                      STALLWATCH_CUPTI_PATH=FAKE_CUPTI, FAKE_CUPTI_LIBRARY=FAKE_CUPTI,
+                      STALLWATCH_NVML_PATH="/nonexistent/libnvidia-ml.so.1"),
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    source, launched = proc.stdout.split()
+    assert source == "cupti"
+    _, rank = finished_rank(base, job)
+    total = rank["windows"]["total"]
+    shown = {k: total.get(k) for k in (
+        "wall_seconds", "device_busy_seconds", "device_idle_ratio", "launches", "launch_seconds",
+        "launch_delay_seconds", "short_kernels", "long_launches", "late_launch_starts",
+        "launch_idle_ratio", "launches_captured", "verdict", "cause")}
+    assert rank["agent_dropped"] == 0, shown
+    assert total["launches"] == int(launched) > 50_000, shown
+    assert total["short_kernels"] == total["launches"], shown
+    assert total["long_launches"] == 0 and total["late_launch_starts"] == 0, shown
+    # Each end is mapped from CUPTI's clock onto the agent's: within 1 %.
+    assert abs(total["launch_seconds"] / (total["launches"] * 40e-6) - 1) < 0.01, shown
+    assert abs(total["launch_delay_seconds"] / (total["launches"] * 5e-6) - 1) < 0.01, shown
+    assert total["launches_captured"] is True, shown
+    assert total["launch_idle_ratio"] > 0.9, shown
+    assert total["verdict"] == "host-bound", shown
+    assert total["cause"] == "launch-bound", shown
+    assert rank["cause"] == "launch-bound", shown

@@ -242,6 +242,7 @@ json window(const WindowMetrics& w) {
               {"end_ns", w.end_ns},
               {"verdict", std::string(to_string(w.verdict))},
               {"io_captured", w.io_captured},
+              {"launches_captured", w.launches_captured},
               {"cause", cause(w.cause)}};
   for (const MetricField& f : metric_fields()) {
     if (f.is_count()) {

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/launch_figures.h"
+
 namespace stallwatch::collector {
 
 namespace {
@@ -37,22 +39,19 @@ HtaLaunchStats stats_of(const HtaRankTrace& rank) {
   for (std::int64_t key : key_order) {
     for (const HtaRuntimeRow* call : calls[key]) {
       for (const HtaGpuRow* kernel : kernels[key]) {
+        const LaunchFigures f = launch_figures(call->ts, call->dur, kernel->ts, kernel->end);
         HtaLaunch launch;
         launch.correlation = key;
-        launch.cpu_duration_us = call->dur / 1000;
-        launch.gpu_duration_us = (kernel->end - kernel->ts) / 1000;
-        launch.launch_delay_us =
-            std::max<std::int64_t>(0, (kernel->ts - call->ts - call->dur) / 1000);
+        launch.cpu_duration_us = f.call_us();
+        launch.gpu_duration_us = f.work_us();
+        launch.launch_delay_us = f.delay_us();
         out.launches.push_back(launch);
         cpu.push_back(static_cast<double>(launch.cpu_duration_us));
         gpu.push_back(static_cast<double>(launch.gpu_duration_us));
         delay.push_back(static_cast<double>(launch.launch_delay_us));
-        if (launch.cpu_duration_us <= HtaLaunchStats::kRuntimeCutoffUs &&
-            launch.gpu_duration_us < launch.cpu_duration_us) {
-          ++out.short_kernels;
-        }
-        if (launch.cpu_duration_us > HtaLaunchStats::kRuntimeCutoffUs) ++out.long_launches;
-        if (launch.launch_delay_us > HtaLaunchStats::kLaunchDelayCutoffUs) ++out.late_starts;
+        out.short_kernels += f.short_kernel();
+        out.long_launches += f.long_launch();
+        out.late_starts += f.late_start();
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/launch_figures.h"
 #include "hta_trace.h"
 #include "pandas_describe.h"
 
@@ -21,12 +22,13 @@ struct HtaLaunch {
 
 // HTA's get_cuda_kernel_launch_stats for one rank (default cutoffs: runtime
 // 50 µs, launch delay 100 µs; memory launches included), with the
-// describe() summary of each column and the counts HTA's charts show:
+// describe() summary of each column and the counts HTA's charts show
+// (each launch's figures are LaunchFigures, as the live ones):
 // short kernels (call ≤ runtime cutoff and kernel shorter than the call),
 // long launches (call > runtime cutoff) and late starts (delay > cutoff).
 struct HtaLaunchStats {
-  static constexpr std::int64_t kRuntimeCutoffUs = 50;
-  static constexpr std::int64_t kLaunchDelayCutoffUs = 100;
+  static constexpr std::int64_t kRuntimeCutoffUs = LaunchFigures::kRuntimeCutoffUs;
+  static constexpr std::int64_t kLaunchDelayCutoffUs = LaunchFigures::kLaunchDelayCutoffUs;
 
   std::int64_t rank = 0;
   std::vector<HtaLaunch> launches;  // HTA's row order

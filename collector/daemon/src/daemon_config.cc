@@ -178,7 +178,8 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
 std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "verdict", {});
   if (auto err = s.allow_only({"idle_busy_ratio", "data_stall_ratio", "unoverlapped_io_ratio",
-                               "device_idle_ratio", "peer_wait_ratio", "storage_io_ratio"});
+                               "device_idle_ratio", "peer_wait_ratio", "storage_io_ratio",
+                               "launch_idle_ratio"});
       !err.empty()) {
     return err;
   }
@@ -192,7 +193,8 @@ std::string apply_verdict(const toml::value& t, DaemonConfig& c) {
                              RatioKey{"unoverlapped_io_ratio", &v.unoverlapped_io_ratio},
                              RatioKey{"device_idle_ratio", &v.device_idle_ratio},
                              RatioKey{"peer_wait_ratio", &v.peer_wait_ratio},
-                             RatioKey{"storage_io_ratio", &v.storage_io_ratio}}) {
+                             RatioKey{"storage_io_ratio", &v.storage_io_ratio},
+                             RatioKey{"launch_idle_ratio", &v.launch_idle_ratio}}) {
     if (s.has(key)) {
       if (auto err = s.ratio(key, *target); !err.empty()) return err;
     }

@@ -89,7 +89,8 @@ std::array<std::uint64_t, 2> BatchPreparer::timeline_ids(NameId cat, NameId name
 
 // Besides the events the header lists as special, a Complete call that
 // carries the bytes it moved (wire::kEventFlagCompleteValue) is walked one by
-// one, for its bytes.
+// one, for its bytes, and so is a launch call or launched work
+// (wire::kEventFlagCorrelation), for its correlation id.
 void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
   const std::size_t n = batch.events.size();
   PreparedBatch::Builder builder(out, n);
@@ -115,7 +116,8 @@ void BatchPreparer::prepare(const DecodedBatch& batch, PreparedBatch& out) {
     }
     builder.add(ev.ts_ns, ev.dur_ns, ev.tid,
                 detail::TimelineBlock::pack_ids(ev.cat, ev.name, mask));
-    if ((main && (mask & kFetchBit)) || (ev.flags & wire::kEventFlagCompleteValue)) [[unlikely]]
+    if ((main && (mask & kFetchBit)) ||
+        (ev.flags & (wire::kEventFlagCompleteValue | wire::kEventFlagCorrelation))) [[unlikely]]
       special.push_back(static_cast<std::uint32_t>(i));
   }
   builder.finish(batch.sent_at_ns);

@@ -42,6 +42,7 @@ void Sums::add(const CellData& c) {
   duration_sum_ns += c.duration_sum_ns;
   samples += c.samples;
   io.add(c.io);
+  launch.add(c.launch);
 }
 
 void Sums::sub(const CellData& c) {
@@ -52,6 +53,7 @@ void Sums::sub(const CellData& c) {
   duration_sum_ns -= c.duration_sum_ns;
   samples -= c.samples;
   io.sub(c.io);
+  launch.sub(c.launch);
 }
 
 void Sums::add(const Sums& s) {
@@ -62,6 +64,7 @@ void Sums::add(const Sums& s) {
   duration_sum_ns += s.duration_sum_ns;
   samples += s.samples;
   io.add(s.io);
+  launch.add(s.launch);
 }
 
 void fold(const MaskHistogram& h, std::array<std::int64_t, kQuantityCount>& out) {

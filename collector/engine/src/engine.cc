@@ -49,6 +49,7 @@ struct Engine::Impl {
     for (std::size_t k = 0; k < kGpuCounterCount; ++k)
       special.gpu_counters[k] = names.intern(agent_counter_name(static_cast<GpuCounter>(k)));
     special.io_calls = detail::IoCallNames::intern(names);
+    special.cuda_runtime = names.intern("cuda_runtime");
     windows_ns = config.windows_ns;
     windows_ns.push_back(0);
     const auto it =

@@ -111,6 +111,7 @@ std::string validate(const EngineConfig& c) {
         {"verdict.device_idle_ratio", c.verdict.device_idle_ratio},
         {"verdict.peer_wait_ratio", c.verdict.peer_wait_ratio},
         {"verdict.storage_io_ratio", c.verdict.storage_io_ratio},
+        {"verdict.launch_idle_ratio", c.verdict.launch_idle_ratio},
         {"straggler.blame_share", c.straggler.blame_share},
         {"straggler.cost_ratio", c.straggler.cost_ratio}}) {
     if (auto err = ratio(field, value); !err.empty()) return err;

@@ -116,6 +116,9 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
           [[unlikely]] {
         io_.add(end, io_calls_.direction(ev.cat, ev.name), int_value(ev));
       }
+      if ((ev.flags & wire::kEventFlagCorrelation) && end >= ts) [[unlikely]] {
+        launches_.add(ev.cat == cuda_runtime_, src_index, ev.region_id, ts, end, lower);
+      }
       continue;
     }
     switch (ev.kind) {

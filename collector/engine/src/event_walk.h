@@ -13,6 +13,7 @@
 #include "engine/decoded_batch.h"
 #include "engine/timeline_store.h"
 #include "io_volume_tracker.h"
+#include "launch_tracker.h"
 #include "open_regions.h"
 #include "rank_sources.h"
 #include "training_progress.h"
@@ -44,7 +45,10 @@ struct WalkBounds {
 //   - a read or write call (IoCallNames) closed by an End that was on time,
 //     or a Complete one with wire::kEventFlagCompleteValue ending at or after the
 //     horizon, not before the rank's start, adds the bytes its End (or the
-//     Complete) carries to the rank's IoVolumeTracker at its end.
+//     Complete) carries to the rank's IoVolumeTracker at its end;
+//   - a Complete with wire::kEventFlagCorrelation goes to the rank's
+//     LaunchTracker: a launch call when its cat is `cuda_runtime`, else the
+//     device work it launched.
 // Regions closed by End events reach the timeline after the batch's Complete
 // regions, in every walk, so the timeline (and what its bound drops) is the
 // same with or without a PreparedBatch.
@@ -59,7 +63,8 @@ class EventWalk {
  public:
   EventWalk(ClassCache& classes, BatchCoverage& coverage, TimelineStore& timeline,
             TrainingProgress& progress, DeviceLaneCounters& gpu, std::size_t max_open_regions,
-            const IoCallNames& io_calls, IoVolumeTracker& io)
+            const IoCallNames& io_calls, IoVolumeTracker& io, NameId cuda_runtime,
+            LaunchTracker& launches)
       : classes_(classes),
         coverage_(coverage),
         timeline_(timeline),
@@ -67,7 +72,9 @@ class EventWalk {
         gpu_(gpu),
         max_open_(max_open_regions),
         io_calls_(io_calls),
-        io_(io) {}
+        io_(io),
+        cuda_runtime_(cuda_runtime),
+        launches_(launches) {}
   EventWalk(const EventWalk&) = delete;
   EventWalk& operator=(const EventWalk&) = delete;
 
@@ -107,6 +114,8 @@ class EventWalk {
   std::size_t max_open_;
   const IoCallNames& io_calls_;
   IoVolumeTracker& io_;
+  NameId cuda_runtime_;
+  LaunchTracker& launches_;
   // Regions closed by the batch's End events, for the timeline after the
   // batch's Complete regions.
   std::vector<TimelineEntry> closed_;

@@ -42,17 +42,20 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
   } else {
     out.mean.start_ns = out.max.start_ns = start_ns;
     out.mean.end_ns = out.max.end_ns = end_ns;
-    std::uint64_t steps_sum = 0;
-    std::uint64_t steps_max = 0;
-    for (const WindowMetrics* w : rows) {
-      steps_sum += w->steps;
-      steps_max = std::max(steps_max, w->steps);
-    }
-    out.mean.steps = static_cast<std::uint64_t>(
-        std::llround(static_cast<double>(steps_sum) / static_cast<double>(rows.size())));
-    out.max.steps = steps_max;
     for (const MetricField& f : metric_fields()) {
-      if (f.is_count()) continue;  // steps: above
+      if (!f.is_count()) continue;
+      std::uint64_t sum = 0;
+      std::uint64_t max = 0;
+      for (const WindowMetrics* w : rows) {
+        sum += w->*f.count;
+        max = std::max(max, w->*f.count);
+      }
+      out.mean.*f.count = static_cast<std::uint64_t>(
+          std::llround(static_cast<double>(sum) / static_cast<double>(rows.size())));
+      out.max.*f.count = max;
+    }
+    for (const MetricField& f : metric_fields()) {
+      if (f.is_count()) continue;  // above
       const auto field = f.value;
       double sum = 0;
       double max = kNaN;
@@ -70,8 +73,11 @@ JobWindow aggregate_job_window(std::span<const RankSnapshot> ranks, std::size_t 
   }
   out.mean.verdict = judge(out.mean, thresholds);
   out.max.verdict = judge(out.max, thresholds);
-  for (const WindowMetrics* w : rows)
+  for (const WindowMetrics* w : rows) {
     out.mean.io_captured = out.max.io_captured = out.mean.io_captured || w->io_captured;
+    out.mean.launches_captured = out.max.launches_captured =
+        out.mean.launches_captured || w->launches_captured;
+  }
   out.mean.cause = judge_cause(out.mean, thresholds);
   out.max.cause = judge_cause(out.max, thresholds);
   out.verdict = out.mean.verdict;

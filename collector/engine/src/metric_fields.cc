@@ -48,6 +48,13 @@ constexpr std::array<MetricField, catalog::kMetricCount> kFields{
     SW_METRIC_FIELD(write_bytes_per_second),
     SW_METRIC_FIELD(read_ops_per_second),
     SW_METRIC_FIELD(write_ops_per_second),
+    SW_METRIC_FIELD(launches),
+    SW_METRIC_FIELD(launch_seconds),
+    SW_METRIC_FIELD(launch_delay_seconds),
+    SW_METRIC_FIELD(short_kernels),
+    SW_METRIC_FIELD(long_launches),
+    SW_METRIC_FIELD(late_launch_starts),
+    SW_METRIC_FIELD(launch_idle_ratio),
 };
 
 #undef SW_METRIC_FIELD
@@ -86,10 +93,10 @@ constexpr std::size_t aggregate_fields() {
   }
 }
 
-// window_ns, start_ns, end_ns, verdict, io_captured, cause and
-// peer_wait_seconds (computed across ranks, see WindowMetrics) are not
-// catalog metrics.
-constexpr std::size_t kNonMetricFields = 7;
+// window_ns, start_ns, end_ns, verdict, io_captured, launches_captured,
+// cause and peer_wait_seconds (computed across ranks, see WindowMetrics) are
+// not catalog metrics.
+constexpr std::size_t kNonMetricFields = 8;
 static_assert(aggregate_fields<WindowMetrics>() == catalog::kMetricCount + kNonMetricFields,
               "a WindowMetrics field that is not a metric of catalog/metric_table.h: add it "
               "there and to kFields (or count it among the non-metric fields)");

@@ -20,6 +20,7 @@ void sub(Sums& a, const Sums& b) {
   a.duration_sum_ns -= b.duration_sum_ns;
   a.samples -= b.samples;
   a.io.sub(b.io);
+  a.launch.sub(b.launch);
 }
 
 }  // namespace
@@ -93,6 +94,7 @@ WindowMetrics RankTracker::window_metrics(const WindowAccumulator& acc, std::int
   f.real_device = sources_.device() != DeviceSignal::kComputeProxy;
   f.has_batch_size = progress_.has_batch_size();
   f.io_captured = io_captured(pending);
+  f.launches_captured = launches_.captured();
   return make_metrics(f, config_.verdict);
 }
 
@@ -176,6 +178,7 @@ void RankTracker::series(std::size_t metric, std::int64_t window_ns,
     f.real_device = sources_.device() != DeviceSignal::kComputeProxy;
     f.has_batch_size = progress_.has_batch_size();
     f.io_captured = total.ns[kIo] > 0;
+    f.launches_captured = launches_.captured();
     out.push_back(series_metric_value(make_metrics(f, config_.verdict), metric));
   }
 }

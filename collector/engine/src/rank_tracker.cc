@@ -69,8 +69,9 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       progress_(names.step_mark, names.epoch_start, names.batch_size),
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       io_(config.resolution_ns),
+      launches_(config.resolution_ns),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
-            names.io_calls, io_),
+            names.io_calls, io_, names.cuda_runtime, launches_),
       windows_(config) {}
 
 std::int64_t RankTracker::cell_of(std::int64_t t) const {
@@ -135,7 +136,7 @@ void RankTracker::settle(std::int64_t now_ns) {
 
 void RankTracker::advance_horizon(std::int64_t horizon) {
   if (windows_.horizon_ns() != kNoTime && horizon <= windows_.horizon_ns()) return;
-  windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_);
+  windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_, launches_);
   finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
   // An End whose Begin has not come by the time the horizon passes it
   // never pairs.
@@ -209,7 +210,8 @@ std::vector<CommCall> RankTracker::comm_calls() const {
 
 std::size_t RankTracker::approx_bytes() const {
   return sizeof(*this) + job_.capacity() + sources_.bytes() + timeline_.bytes() +
-         progress_.bytes() + gpu_.bytes() + io_.bytes() + walk_.bytes() + windows_.bytes();
+         progress_.bytes() + gpu_.bytes() + io_.bytes() + launches_.bytes() + walk_.bytes() +
+         windows_.bytes();
 }
 
 }  // namespace stallwatch::collector::detail

@@ -20,6 +20,7 @@
 #include "event_walk.h"
 #include "finalized_counters.h"
 #include "io_volume_tracker.h"
+#include "launch_tracker.h"
 #include "peer_wait.h"
 #include "rank_sources.h"
 #include "training_progress.h"
@@ -34,6 +35,7 @@ struct SpecialNames {
   NameId batch_size = NameTable::kEmpty;
   std::array<NameId, kGpuCounterCount> gpu_counters{};  // by GpuCounter
   IoCallNames io_calls;
+  NameId cuda_runtime = NameTable::kEmpty;  // cat of launch calls
 };
 
 // Everything the engine keeps for one rank (job, rank), wired together:
@@ -44,6 +46,8 @@ struct SpecialNames {
 //   - TimelineStore: the raw regions and marks for the timeline view;
 //   - TrainingProgress: steps, the current step and epoch;
 //   - IoVolumeTracker: bytes and calls of read and write calls not yet
+//     finalized;
+//   - LaunchTracker: kernel launches paired with their work, not yet
 //     finalized;
 //   - DeviceLaneCounters: NVML samples;
 //   - WindowFinalizer: the exact window sums, split at the finalized
@@ -126,7 +130,7 @@ class RankTracker {
   // Moves the finalized horizon to `horizon` if that is later.
   void advance_horizon(std::int64_t horizon);
   PendingCells pending_cells(std::int64_t t_ns) const {
-    return windows_.pending_cells(t_ns, sources_.all(), progress_.steps(), io_);
+    return windows_.pending_cells(t_ns, sources_.all(), progress_.steps(), io_, launches_);
   }
   WindowMetrics window_metrics(const WindowAccumulator& acc, std::int64_t t_ns,
                                const PendingCells& pending) const;
@@ -147,7 +151,8 @@ class RankTracker {
   TrainingProgress progress_;
   DeviceLaneCounters gpu_;
   IoVolumeTracker io_;
-  EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_ and batch_
+  LaunchTracker launches_;
+  EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_, launches_ and batch_
   WindowFinalizer windows_;
   FinalizedCounters finalized_;
   // The collector time at which every source had finished (kNoTime while

@@ -40,7 +40,7 @@ void WindowFinalizer::expect_horizon(std::int64_t horizon_ns) {
 
 void WindowFinalizer::finalize_to(std::int64_t horizon_ns,
                                   const std::vector<SourceTracker>& sources, StepTracker& steps,
-                                  IoVolumeTracker& io) {
+                                  IoVolumeTracker& io, LaunchTracker& launches) {
   const std::int64_t k0 = history_.cell_end;
   const std::int64_t k1 = cell_of(horizon_ns);
   if (k1 > k0) {
@@ -91,6 +91,14 @@ void WindowFinalizer::finalize_to(std::int64_t horizon_ns,
         cells[static_cast<std::size_t>(std::min(k, k1 - 1) - retained)].io.add(v);
       }
     });
+    launches.finalize(k1, [&](std::int64_t cell, const LaunchCounts& l) {
+      const std::int64_t k = std::max(cell, k0);
+      if (k < retained) {
+        bulk.launch.add(l);
+      } else {
+        cells[static_cast<std::size_t>(std::min(k, k1 - 1) - retained)].launch.add(l);
+      }
+    });
 
     windows_.back().on_bulk(bulk);
     for (std::int64_t k = retained; k < k1; ++k)
@@ -139,8 +147,8 @@ void WindowFinalizer::slide_to(std::int64_t end_cell) {
 
 PendingCells WindowFinalizer::pending_cells(std::int64_t t_ns,
                                             const std::vector<SourceTracker>& sources,
-                                            const StepTracker& steps,
-                                            const IoVolumeTracker& io) const {
+                                            const StepTracker& steps, const IoVolumeTracker& io,
+                                            const LaunchTracker& launches) const {
   PendingCells out;
   out.first_cell = history_.cell_end;
   const std::int64_t kt = cell_of(t_ns);
@@ -181,6 +189,10 @@ PendingCells WindowFinalizer::pending_cells(std::int64_t t_ns,
   io.for_each_pending(kt, [&](std::int64_t cell, const IoVolume& v) {
     const std::int64_t k = std::clamp(cell, out.first_cell, kt - 1);
     out.cells[static_cast<std::size_t>(k - out.first_cell)].io.add(v);
+  });
+  launches.for_each_pending(kt, [&](std::int64_t cell, const LaunchCounts& l) {
+    const std::int64_t k = std::clamp(cell, out.first_cell, kt - 1);
+    out.cells[static_cast<std::size_t>(k - out.first_cell)].launch.add(l);
   });
   // Sorted once here, so each window only filters.
   std::sort(out.durations.begin(), out.durations.end(),

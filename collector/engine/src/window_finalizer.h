@@ -10,6 +10,7 @@
 #include "engine/engine_config.h"
 #include "finalized_history.h"
 #include "io_volume_tracker.h"
+#include "launch_tracker.h"
 #include "open_overlay.h"
 #include "pending_coverage.h"
 #include "rank_sources.h"
@@ -66,16 +67,17 @@ class WindowFinalizer {
   // Merges the intervals of a batch (leaves `batch` empty).
   void add(BatchCoverage& batch) { coverage_.merge(batch); }
   // Moves the horizon to `horizon_ns`: folds the cells it passes, the open
-  // regions of `sources` included, finalizes the steps and the I/O volume
-  // before it and hands them to the windows.
+  // regions of `sources` included, finalizes the steps, the I/O volume and
+  // the launches before it and hands them to the windows.
   void finalize_to(std::int64_t horizon_ns, const std::vector<SourceTracker>& sources,
-                   StepTracker& steps, IoVolumeTracker& io);
+                   StepTracker& steps, IoVolumeTracker& io, LaunchTracker& launches);
   // Slides every window (not the totals) to end at cell `end_cell`.
   void slide_to(std::int64_t end_cell);
   // The not-finalized cells up to `t_ns` (on the resolution grid), with the
-  // open regions of `sources`, the pending steps and the pending I/O volume.
+  // open regions of `sources`, the pending steps, I/O volume and launches.
   PendingCells pending_cells(std::int64_t t_ns, const std::vector<SourceTracker>& sources,
-                             const StepTracker& steps, const IoVolumeTracker& io) const;
+                             const StepTracker& steps, const IoVolumeTracker& io,
+                             const LaunchTracker& launches) const;
 
   const FinalizedHistory& history() const { return history_; }
   // The configured windows, then the totals.

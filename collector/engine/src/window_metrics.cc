@@ -59,6 +59,18 @@ WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t) {
   m.write_bytes_per_second = io_rates ? static_cast<double>(io.write_bytes) / wall : kNaN;
   m.read_ops_per_second = io_rates ? static_cast<double>(io.read_ops) / wall : kNaN;
   m.write_ops_per_second = io_rates ? static_cast<double>(io.write_ops) / wall : kNaN;
+  const LaunchCounts& l = f.sums.launch;
+  const std::int64_t idle_ns = wall_ns - device;
+  m.launches = static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.launches));
+  m.short_kernels = static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.short_kernels));
+  m.long_launches = static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.long_launches));
+  m.late_launch_starts = static_cast<std::uint64_t>(std::max<std::int64_t>(0, l.late_starts));
+  m.launch_seconds = f.launches_captured ? seconds(l.call_ns) : kNaN;
+  m.launch_delay_seconds = f.launches_captured ? seconds(l.delay_ns) : kNaN;
+  m.launch_idle_ratio = f.launches_captured && idle_ns > 0
+                            ? static_cast<double>(l.call_ns) / static_cast<double>(idle_ns)
+                            : kNaN;
+  m.launches_captured = f.launches_captured;
   m.verdict = judge(m, t);
   m.io_captured = f.io_captured;
   m.cause = judge_cause(m, t);
@@ -85,6 +97,10 @@ Verdict judge(const WindowMetrics& m, const VerdictThresholds& t) {
 }
 
 Cause judge_cause(const WindowMetrics& m, const VerdictThresholds& t) {
+  if (m.verdict == Verdict::kHostBound) {
+    const bool launches = m.launches_captured && m.launch_idle_ratio >= t.launch_idle_ratio;
+    return launches ? Cause::kLaunchBound : Cause::kUnknown;
+  }
   if (m.verdict != Verdict::kDataStarved) return Cause::kNone;
   if (!m.io_captured || std::isnan(m.loader_io_ratio)) return Cause::kUnknown;
   return m.loader_io_ratio >= t.storage_io_ratio ? Cause::kStorage : Cause::kPreprocessing;

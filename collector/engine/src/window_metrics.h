@@ -17,8 +17,9 @@ struct WindowFacts {
   Sums sums;
   bool real_device = false;  // a source reports CUPTI or CUDA events; else D := C
   bool has_batch_size = false;
-  bool io_captured = false;  // the rank has IO-class time since its start
-  double step_p50_s = 0;     // NaN when no step durations
+  bool io_captured = false;        // the rank has IO-class time since its start
+  bool launches_captured = false;  // the rank has had a launch paired with its work
+  double step_p50_s = 0;           // NaN when no step durations
   double step_p95_s = 0;
 };
 
@@ -29,9 +30,11 @@ WindowMetrics make_metrics(const WindowFacts& f, const VerdictThresholds& t);
 // well-overlapped. Works on rank windows and on job means alike.
 Verdict judge(const WindowMetrics& m, const VerdictThresholds& t);
 
-// The cause of m.verdict (docs/api.md, "Cause"): none unless data-starved;
-// unknown without captured I/O or without app I/O; storage when
-// loader_io_ratio >= t.storage_io_ratio; else preprocessing.
+// The cause of m.verdict (docs/api.md, "Cause"). Data-starved: unknown
+// without captured I/O or without app I/O; storage when loader_io_ratio >=
+// t.storage_io_ratio; else preprocessing. Host-bound: launch-bound when
+// launch_idle_ratio >= t.launch_idle_ratio (never without launch records),
+// else unknown. None for any other verdict.
 Cause judge_cause(const WindowMetrics& m, const VerdictThresholds& t);
 
 }  // namespace stallwatch::collector::detail

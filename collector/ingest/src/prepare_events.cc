@@ -116,7 +116,8 @@ bool BatchDecoder::walk(BatchPreparer& preparer, DecodedBatch& batch, PreparedBa
       builder.add_clamped(e.ts_ns, e.ts_ns + e.dur_ns, e.tid, ids);
     else
       builder.add(e.ts_ns, e.dur_ns, e.tid, ids);
-    if ((main && (mask & kFetchBit)) || (e.flags & wire::kEventFlagCompleteValue)) [[unlikely]]
+    if ((main && (mask & kFetchBit)) ||
+        (e.flags & (wire::kEventFlagCompleteValue | wire::kEventFlagCorrelation))) [[unlikely]]
       keep(i, mask);
   }
   if (bad) {

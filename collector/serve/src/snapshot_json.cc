@@ -108,6 +108,7 @@ void SnapshotJson::write_metrics(JsonWriter& w, const WindowMetrics& m) const {
   w.key("verdict").string(to_string(m.verdict));
   w.key("peer_wait_seconds").number(m.peer_wait_seconds);
   w.key("io_captured").boolean(m.io_captured);
+  w.key("launches_captured").boolean(m.launches_captured);
   write_cause(w, m.cause);
   w.end_object();
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/launch_figures.h"
 #include "quick_hash.h"
 #include "stallwatch/event_flags.h"
 #include "traces/json_value.h"
@@ -15,11 +16,19 @@ constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)";
 constexpr std::int64_t kMaxDurationNs = 24 * 3600 * 1'000'000'000LL;
 
+// A Kineto row's args.correlation as the CUPTI source sends it.
+void correlate(Event& ev, std::int64_t correlation) {
+  if (correlation < 0 || correlation > 0xffffffffLL || ev.kind != EventKind::kComplete) return;
+  ev.region_id = static_cast<std::uint32_t>(correlation);
+  ev.flags = static_cast<std::uint8_t>(ev.flags | wire::kEventFlagCorrelation);
+}
+
 }  // namespace
 
 BatchBuilder::BatchBuilder(NameTable& names, Options options)
     : names_(names), options_(std::move(options)) {
   gpu_cat_ = names_.intern("gpu");
+  cuda_runtime_cat_ = names_.intern("cuda_runtime");
   dataloader_cat_ = names_.intern("dataloader");
   fetch_name_ = names_.intern("fetch");
   step_name_ = names_.intern("step");
@@ -40,6 +49,7 @@ const BatchBuilder::CachedNames& BatchBuilder::intern_names(std::string_view cat
   cached.name_id = intern(name);
   cached.cat = names_.str(cached.cat_id);
   cached.name = names_.str(cached.name_id);
+  cached.launch = is_launch_call_name(name);
   // A cut or overflowed name reads back differently and is never a hit.
   cached.used = true;
   return cached;
@@ -118,8 +128,13 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
       ev.cat = gpu_cat_;
       ev.tid = static_cast<std::uint32_t>(event.stream);
       p.batch.source.device_source = DeviceSource::kCupti;
+      correlate(ev, event.correlation);
     } else if (event.stream == -1) {
       ev.tid = static_cast<std::uint32_t>(pid);
+      if (ids.launch && ev.kind == EventKind::kComplete) {
+        ev.cat = cuda_runtime_cat_;
+        correlate(ev, event.correlation);
+      }
       if (event.name.substr(0, kDataLoaderPrefix.size()) == kDataLoaderPrefix) {
         ev.cat = dataloader_cat_;
         ev.name = fetch_name_;

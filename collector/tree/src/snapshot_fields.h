@@ -31,7 +31,7 @@ constexpr std::uint8_t enum_max<Verdict>() {
 }
 template <>
 constexpr std::uint8_t enum_max<Cause>() {
-  return static_cast<std::uint8_t>(Cause::kUnknown);
+  return static_cast<std::uint8_t>(Cause::kLaunchBound);
 }
 template <>
 constexpr std::uint8_t enum_max<DeviceSignal>() {
@@ -61,6 +61,9 @@ struct Fields<WindowMetrics> {
     io(w.cause);
     io(w.read_bytes_per_second), io(w.write_bytes_per_second), io(w.read_ops_per_second);
     io(w.write_ops_per_second);
+    io(w.launches), io(w.launch_seconds), io(w.launch_delay_seconds), io(w.short_kernels);
+    io(w.long_launches), io(w.late_launch_starts), io(w.launch_idle_ratio);
+    io(w.launches_captured);
   }
 };
 

@@ -50,7 +50,7 @@ void compose_help_body(Canvas& c, const TopModel& model) {
   }
   c.add_blank();
 
-  heading(c, "CAUSES (of data-starved: the share of the loader's time inside I/O calls)");
+  heading(c, "CAUSES (data-starved: loader time in I/O calls; host-bound: launch calls)");
   for (const auto& t : catalog::kCauses) {
     if (t.id != catalog::Cause::kNone)
       entry(c, std::string(t.name), std::string(t.meaning), cause_style(t.name));
@@ -59,7 +59,7 @@ void compose_help_body(Canvas& c, const TopModel& model) {
 
   heading(c, "COLUMNS");
   const std::array<std::pair<const char*, const char*>, 8> columns{{
-      {"CAUSE", "why a data-starved rank waits: storage, preprocessing or unknown (see CAUSES)"},
+      {"CAUSE", "why a data-starved or host-bound rank waits (see CAUSES)"},
       {"DEV IDLE", "share of the window with no device activity"},
       {"DATA STALL", "share of the window the device idles while the loop waits for data"},
       {"UNOVL I/O", "application I/O not overlapped with compute, in the window"},

@@ -29,6 +29,13 @@ function causeClause(mean) {
   }
 }
 
+// What a launch-bound cause rests on: the launch calls' time against the
+// device's idle time (launch_idle_ratio). Empty for any other cause.
+function launchClause(mean) {
+  if (mean.cause !== 'launch-bound') return '';
+  return ` Cause: launch-bound — launching kernels takes ${pct(mean.launch_idle_ratio)} of the device's idle time.`;
+}
+
 // `meaning`: the verdict's clause from the vocabulary, said when there are no
 // numbers (or no sentence for this verdict).
 export function verdictSentence(verdict, mean, meaning) {
@@ -42,7 +49,7 @@ export function verdictSentence(verdict, mean, meaning) {
       }
       return `${seconds(mean.unoverlapped_app_io_seconds)} of application I/O not overlapped with compute (overlap ${pct(mean.overlap_ratio)}).`;
     case 'host-bound':
-      return `Device idle ${pct(mean.device_idle_ratio)}, but only ${pct(mean.data_stall_ratio)} waiting for data: the host is the limit.`;
+      return `Device idle ${pct(mean.device_idle_ratio)}, but only ${pct(mean.data_stall_ratio)} waiting for data: the host is the limit.${launchClause(mean)}`;
     case 'well-overlapped':
       if (!defined(mean.overlap_ratio)) {
         return `No application I/O in this window, so none to overlap; data stall ${pct(mean.data_stall_ratio)}, device idle ${pct(mean.device_idle_ratio)}.`;

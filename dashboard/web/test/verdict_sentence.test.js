@@ -46,6 +46,14 @@ test('io-bound without application I/O names the system I/O it rests on', () => 
     '500 ms of application I/O not overlapped with compute (overlap 90.0%).');
 });
 
+test('host-bound names a launch-bound cause and the share it rests on', () => {
+  const host = { ...mean, device_idle_ratio: 0.7, data_stall_ratio: 0, launch_idle_ratio: 0.8 };
+  assert.equal(verdictSentence('host-bound', { ...host, cause: 'launch-bound' }, ''),
+    'Device idle 70.0%, but only 0.0% waiting for data: the host is the limit. Cause: launch-bound — launching kernels takes 80.0% of the device\'s idle time.');
+  assert.equal(verdictSentence('host-bound', { ...host, cause: 'unknown' }, ''),
+    'Device idle 70.0%, but only 0.0% waiting for data: the host is the limit.');
+});
+
 test('data-starved names its cause and the share it rests on', () => {
   const starved = { ...mean, data_stall_ratio: 0.6, device_idle_ratio: 0.7, loader_io_ratio: 0.9 };
   assert.equal(verdictSentence('data-starved', { ...starved, cause: 'storage' }, ''),

@@ -13,7 +13,7 @@ test('the vocabulary module has a label, tone and meaning for every API word', {
   assert.deepEqual(Object.keys(v.kVerdicts), ['data-starved', 'io-bound', 'waiting-for-peers', 'host-bound', 'well-overlapped', 'idle']);
   assert.deepEqual(Object.keys(v.kRankStates), ['active', 'silent', 'finished']);
   assert.deepEqual(Object.keys(v.kDeviceSources).sort(), ['compute-proxy', 'cuda-events', 'cupti', 'nvml', 'trace']);
-  assert.deepEqual(Object.keys(v.kCauses), ['storage', 'preprocessing', 'unknown', 'none']);
+  assert.deepEqual(Object.keys(v.kCauses), ['storage', 'preprocessing', 'launch-bound', 'unknown', 'none']);
   for (const table of [v.kVerdicts, v.kRankStates, v.kDeviceSources, v.kCauses]) {
     for (const [name, term] of Object.entries(table)) {
       assert.ok(['ok', 'warn', 'bad', 'dim'].includes(term.tone), name);

@@ -15,4 +15,13 @@ namespace stallwatch::wire {
 // End; a receiver that does not know the bit sees a plain Complete.
 inline constexpr std::uint8_t kEventFlagCompleteValue = 2;
 
+// A Complete whose `region_id` is CUDA's correlation id (CUPTI's, per
+// process): a runtime call that launched device work (cat `cuda_runtime`,
+// named after the call, on the calling thread) and the work it launched (cat
+// `gpu`, on the device lane) carry the same one. The CUPTI source sends both
+// this way (docs/api.md, "Kernel launches"). A receiver that does not know the
+// bit sees a plain Complete (a Complete's region_id means nothing without a
+// flag), and cat `cuda_runtime` matches none of the default class rules.
+inline constexpr std::uint8_t kEventFlagCorrelation = 4;
+
 }  // namespace stallwatch::wire

@@ -387,7 +387,11 @@ std::vector<WindowMetrics> Oracle::windows() const {
     m.write_bytes_per_second = io_rates ? static_cast<double>(io[1]) / sec(wall) : kNaN;
     m.read_ops_per_second = io_rates ? static_cast<double>(io[2]) / sec(wall) : kNaN;
     m.write_ops_per_second = io_rates ? static_cast<double>(io[3]) / sec(wall) : kNaN;
-    if (m.verdict != Verdict::kDataStarved) {
+    // Scenarios carry no launch records: launches are not captured.
+    m.launch_seconds = m.launch_delay_seconds = m.launch_idle_ratio = kNaN;
+    if (m.verdict == Verdict::kHostBound) {
+      m.cause = Cause::kUnknown;
+    } else if (m.verdict != Verdict::kDataStarved) {
       m.cause = Cause::kNone;
     } else if (!m.io_captured || n[1] == 0) {
       m.cause = Cause::kUnknown;

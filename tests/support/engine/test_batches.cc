@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "stallwatch/event_flags.h"
+
 namespace stallwatch::collector::testing {
 
 BatchBuilder::BatchBuilder(NameTable& names, std::string job, std::int32_t rank, std::int32_t pid,
@@ -32,6 +34,13 @@ Event& BatchBuilder::add(EventKind kind, std::string_view cat, std::string_view 
 BatchBuilder& BatchBuilder::complete(std::string_view cat, std::string_view name, std::int64_t ts,
                                      std::int64_t dur, std::uint32_t tid) {
   add(EventKind::kComplete, cat, name, ts, tid).dur_ns = dur;
+  return *this;
+}
+
+BatchBuilder& BatchBuilder::correlated(std::uint32_t correlation) {
+  Event& e = batch_.events.back();
+  e.region_id = correlation;
+  e.flags = static_cast<std::uint8_t>(e.flags | wire::kEventFlagCorrelation);
   return *this;
 }
 

@@ -36,6 +36,10 @@ class BatchBuilder {
   // tid 0 means the process's main thread (tid == pid).
   BatchBuilder& complete(std::string_view cat, std::string_view name, std::int64_t ts,
                          std::int64_t dur, std::uint32_t tid = 0);
+  // The Complete added last carries CUDA correlation id `correlation`
+  // (wire::kEventFlagCorrelation), as the CUPTI source sends launch calls
+  // and the work they launched.
+  BatchBuilder& correlated(std::uint32_t correlation);
   BatchBuilder& begin(std::string_view cat, std::string_view name, std::int64_t ts,
                       std::uint32_t region_id, std::uint32_t tid = 0);
   // `value`: the END's payload (wire::kEndLoopExhausted for a loop-ending wait).

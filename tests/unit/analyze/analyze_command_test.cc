@@ -149,6 +149,35 @@ TEST(AnalyzeCommand, JsonCarriesHtasKernelLaunchAndQueueTables) {
   EXPECT_DOUBLE_EQ(queues[0].at("queue_length").at("max").get<double>(), 76);
 }
 
+// The engine's live launch figures (docs/api.md, "Kernel launches"), fed the
+// trace's launch calls and kernels as the CUPTI source sends them: every
+// launch of the file joined to its kernel (1204 cudaLaunchKernel,
+// cudaMemcpyAsync and cudaMemsetAsync rows on rank 0, 1154 on rank 1, each
+// with one device row of its correlation id). HTA's own statistics count
+// only the launches its trace filtering keeps (602 and 577).
+TEST(AnalyzeCommand, TheEngineJoinsEveryLaunchOfAKinetoTraceToItsKernel) {
+  const CommandRun r =
+      analyze({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"),
+               testing::test_data("kineto/two-rank/sampled_rank-1.json.gz"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  const auto& stats = report.at("hta").at("cuda_kernel_launch_stats");
+  const auto& jobs = report.at("stallwatch").at("jobs");
+  ASSERT_EQ(jobs.size(), 1u);
+  const auto& ranks = jobs[0].at("ranks");
+  ASSERT_EQ(ranks.size(), 2u);
+  const std::uint64_t in_file[] = {1204, 1154};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& live = ranks[i].at("windows").back();
+    SCOPED_TRACE("rank " + std::to_string(ranks[i].at("rank").get<int>()));
+    EXPECT_EQ(live.at("launches").get<std::uint64_t>(), in_file[i]);
+    EXPECT_GE(live.at("launches").get<std::uint64_t>(),
+              stats[i].at("launches").get<std::uint64_t>());
+    EXPECT_TRUE(live.at("launches_captured").get<bool>());
+    EXPECT_GT(live.at("launch_seconds").get<double>(), 0);
+  }
+}
+
 TEST(AnalyzeCommand, MalformedRecordsAreReportedButDoNotFailTheRun) {
   TempDir dir;
   const std::string path = dir.write("trace-0-of-1.pfw",

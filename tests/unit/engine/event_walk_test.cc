@@ -30,7 +30,9 @@ struct Rig {
         progress(n.intern("step"), n.intern("epoch.start"), n.intern("batch_size")),
         gpu(gpu_names(n), 10, 100),
         io_calls(IoCallNames::intern(n)),
-        walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io) {}
+        cuda_runtime(n.intern("cuda_runtime")),
+        walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io, cuda_runtime,
+             launches) {}
 
   static std::array<NameId, kGpuCounterCount> gpu_names(NameTable& n) {
     std::array<NameId, kGpuCounterCount> out{};
@@ -73,6 +75,8 @@ struct Rig {
   DeviceLaneCounters gpu;
   IoCallNames io_calls;
   IoVolumeTracker io{10};
+  NameId cuda_runtime = NameTable::kEmpty;
+  LaunchTracker launches{10};
   EventWalk walk;
   SourceTracker src;
 };

@@ -48,13 +48,14 @@ TEST(MetricFields, NamedFieldsReadTheRightValues) {
   EXPECT_EQ(metric_field(catalog::Metric::kOverlapRatio).name(), "overlap_ratio");
 }
 
-TEST(MetricFields, OnlyStepsIsACount) {
+TEST(MetricFields, OnlyStepsAndLaunchCountsAreCounts) {
   std::set<std::string> counts;
   for (const MetricField& f : metric_fields()) {
     if (f.is_count()) counts.emplace(f.name());
     EXPECT_EQ(f.is_count(), f.info().kind == catalog::MetricKind::kCount) << f.name();
   }
-  EXPECT_EQ(counts, std::set<std::string>{"steps"});
+  EXPECT_EQ(counts, (std::set<std::string>{"steps", "launches", "short_kernels", "long_launches",
+                                           "late_launch_starts"}));
 }
 
 TEST(MetricFields, SeriesChartEveryCatalogMetric) {

@@ -12,9 +12,12 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #if __has_include(<cupti_activity.h>)
 #include <cupti_activity.h>
+#include <cupti_runtime_cbid.h>
 #include <cupti_version.h>
 #define SW_TEST_HAVE_CUPTI_HEADERS 1
 #endif
@@ -121,6 +124,42 @@ TEST(CuptiRecordParser, ReadsAMemset) {
   EXPECT_EQ(parsed->correlation, 78u);
 }
 
+// CUpti_ActivityAPI, one layout since CUDA 9.0.
+RecordBytes runtime_call(std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
+                         std::uint32_t thread, std::uint32_t correlation) {
+  RecordBytes r(kRuntime);
+  r.put<std::uint32_t>(4, cbid).put<std::uint64_t>(8, start).put<std::uint64_t>(16, end);
+  r.put<std::uint32_t>(24, 4321).put<std::uint32_t>(28, thread);
+  r.put<std::uint32_t>(32, correlation).put<std::uint32_t>(36, 0);
+  return r;
+}
+
+TEST(CuptiRecordParser, ReadsLaunchCallsOfTheRuntime) {
+  const auto parsed = parse_cupti_record(runtime_call(211, 1'000, 6'000, 777, 99).bytes);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->kind, ActivityKind::kLaunch);
+  EXPECT_EQ(parsed->name, "cudaLaunchKernel");
+  EXPECT_EQ(parsed->start, 1'000u);
+  EXPECT_EQ(parsed->end, 6'000u);
+  EXPECT_EQ(parsed->thread, 777u);
+  EXPECT_EQ(parsed->correlation, 99u);
+  const std::pair<std::uint32_t, std::string_view> names[] = {
+      {214, "cudaLaunchKernel"},    {505, "cudaLaunchKernel"},    {506, "cudaLaunchKernel"},
+      {430, "cudaLaunchKernelExC"}, {431, "cudaLaunchKernelExC"}, {41, "cudaMemcpyAsync"},
+      {225, "cudaMemcpyAsync"},     {51, "cudaMemsetAsync"},      {235, "cudaMemsetAsync"}};
+  for (const auto& [cbid, name] : names) {
+    const auto call = parse_cupti_record(runtime_call(cbid, 1'000, 2'000, 1, 2).bytes);
+    ASSERT_TRUE(call.has_value()) << cbid;
+    EXPECT_EQ(call->name, name) << cbid;
+  }
+  // cudaGetDevice (4) and cudaStreamSynchronize (131) launch nothing.
+  EXPECT_FALSE(parse_cupti_record(runtime_call(4, 1'000, 2'000, 1, 2).bytes).has_value());
+  EXPECT_FALSE(parse_cupti_record(runtime_call(131, 1'000, 2'000, 1, 2).bytes).has_value());
+  EXPECT_FALSE(parse_cupti_record(runtime_call(211, 0, 0, 1, 2).bytes).has_value());
+  EXPECT_FALSE(is_device_work_record(runtime_call(211, 1'000, 2'000, 1, 2).bytes))
+      << "a launch record that does not parse loses no device time";
+}
+
 TEST(CuptiRecordParser, RefusesOtherKindsAndUntimedRecords) {
   EXPECT_FALSE(parse_cupti_record(RecordBytes(kRuntime).bytes).has_value());
   RecordBytes serializing = kernel(10, 20, 0, 7, 1, "k");
@@ -183,6 +222,22 @@ TEST(CuptiRecordParser, ReadsCuptiNewestStructs) {
   EXPECT_EQ(parsed->name, "memset");
   EXPECT_EQ(parsed->start, 555u);
   EXPECT_EQ(parsed->device, 2u);
+
+  CUpti_ActivityAPI call;
+  std::memset(&call, 0x5A, sizeof(call));
+  call.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  call.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  call.start = 700;
+  call.end = 800;
+  call.threadId = 1234;
+  call.correlationId = 41;
+  parsed = parse_cupti_record(reinterpret_cast<const std::uint8_t*>(&call));
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->kind, ActivityKind::kLaunch);
+  EXPECT_EQ(parsed->name, "cudaLaunchKernel");
+  EXPECT_EQ(parsed->start, 700u);
+  EXPECT_EQ(parsed->thread, 1234u);
+  EXPECT_EQ(parsed->correlation, 41u);
 }
 
 #else

@@ -38,6 +38,10 @@ struct FakeCupti {
                      std::uint8_t) = nullptr;
   void (*add_memset)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t) = nullptr;
   void (*add_other)(std::uint64_t, std::uint64_t) = nullptr;
+  void (*launch_kernel)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t, std::uint64_t,
+                        std::uint64_t, const char*) = nullptr;
+  void (*launch_kernels)(std::size_t, std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
+                         std::uint64_t, std::uint64_t, const char*) = nullptr;
   void (*add_untimed_kernel)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
                              const char*) = nullptr;
   int (*subscribers)() = nullptr;
@@ -66,6 +70,8 @@ struct FakeCupti {
     get(add_memcpy, "fake_cupti_add_memcpy");
     get(add_memset, "fake_cupti_add_memset");
     get(add_other, "fake_cupti_add_other");
+    get(launch_kernel, "fake_cupti_launch_kernel");
+    get(launch_kernels, "fake_cupti_launch_kernels");
     get(add_untimed_kernel, "fake_cupti_add_untimed_kernel");
     get(subscribers, "fake_cupti_subscribers");
     get(enabled, "fake_cupti_enabled");

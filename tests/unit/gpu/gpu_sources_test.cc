@@ -101,6 +101,85 @@ TEST(GpuSources, CuptiActivityBecomesGpuEventsOnStreamLanesOnTheAgentClock) {
   });
 }
 
+TEST(GpuSources, LaunchCallsArriveOnTheirThreadWithTheirKernelsCorrelationId) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    EXPECT_EQ(fake.enabled(5), 1) << "RUNTIME: the launch calls";
+
+    const std::int64_t agent0 = sw_now_ns();
+    const std::uint64_t cupti0 = fake.now();
+    const auto launcher_tid = static_cast<std::uint32_t>(gettid());
+    fake.launch_kernel(0, 7, cupti0 + 1 * kMs, cupti0 + 1 * kMs + 5'000, cupti0 + 2 * kMs,
+                       cupti0 + 3 * kMs, "_Z6matmulPfS_");
+    std::thread([&] {
+      fake.launch_kernel(0, 7, cupti0 + 4 * kMs, cupti0 + 4 * kMs + 7'000, cupti0 + 5 * kMs,
+                         cupti0 + 6 * kMs, "_Z4stepv");
+    }).join();
+    fake.add_other(cupti0 + 1 * kMs, cupti0 + 2 * kMs);
+    ASSERT_TRUE(received_gpu_events(collector, 2));
+    ASSERT_TRUE(collector.receive_until(
+        [](const auto& batches) {
+          return events_in(batches, "cuda_runtime", kComplete).size() >= 2;
+        },
+        kPatience));
+
+    const auto calls = events_in(collector.received(), "cuda_runtime", kComplete);
+    const auto kernels = events_in(collector.received(), "gpu", kComplete);
+    ASSERT_EQ(calls.size(), 2u) << "one record per launch call; other runtime calls are skipped";
+    ASSERT_EQ(kernels.size(), 2u);
+    std::map<std::uint32_t, ReceivedEvent> kernel_of;
+    for (const ReceivedEvent& k : kernels) {
+      EXPECT_EQ(k.flags & 4, 4) << "kEventFlagCorrelation: region_id is the correlation id";
+      kernel_of[k.region_id] = k;
+    }
+    std::set<std::uint32_t> threads;
+    for (const ReceivedEvent& call : calls) {
+      EXPECT_EQ(call.name, "cudaLaunchKernel");
+      EXPECT_EQ(call.flags & 4, 4);
+      EXPECT_EQ(call.tid & 0x80000000u, 0u) << "a thread, never a device lane";
+      ASSERT_EQ(kernel_of.count(call.region_id), 1u) << "its kernel has its correlation id";
+      const ReceivedEvent& kernel = kernel_of[call.region_id];
+      EXPECT_EQ(kernel.tid, sw_device_lane(0, 7));
+      EXPECT_LT(call.ts_ns + call.dur_ns, kernel.ts_ns);
+      threads.insert(call.tid);
+    }
+    EXPECT_EQ(threads.size(), 2u) << "each call on the thread that made it";
+    EXPECT_EQ(threads.count(launcher_tid), 1u);
+    const ReceivedEvent& first = calls[0].ts_ns < calls[1].ts_ns ? calls[0] : calls[1];
+    EXPECT_NEAR(first.ts_ns, agent0 + 1 * kMs, 500'000);
+    EXPECT_NEAR(first.dur_ns, 5'000, 1'000);
+    EXPECT_EQ(kernel_of[first.region_id].name, "matmul(float*, float*)");
+
+    const sw_gpu_stats stats = gpu_stats();
+    EXPECT_EQ(stats.activity_records, 4u);
+    EXPECT_EQ(stats.activity_skipped, 1u) << "a runtime call that launches nothing";
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_EQ(fake.enabled(5), 0);
+  });
+}
+
+TEST(GpuSources, LaunchRecordsCanBeTurnedOff) {
+  run_in_fresh_process([] {
+    setenv("STALLWATCH_CUPTI_LAUNCHES", "0", 1);
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    EXPECT_EQ(fake.enabled(5), 0);
+    const std::uint64_t cupti0 = fake.now();
+    fake.launch_kernel(0, 7, cupti0 + 1 * kMs, cupti0 + 1 * kMs + 5'000, cupti0 + 2 * kMs,
+                       cupti0 + 3 * kMs, "k");
+    ASSERT_TRUE(received_gpu_events(collector, 1));
+    EXPECT_TRUE(events_in(collector.received(), "cuda_runtime", kComplete).empty());
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+  });
+}
+
 TEST(GpuSources, StopDeliversWhatCuptiStillHolds) {
   run_in_fresh_process([] {
     TestCollector collector;

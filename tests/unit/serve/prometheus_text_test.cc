@@ -115,9 +115,9 @@ TEST_F(PrometheusText, TwentySeriesPerRankByDefault) {
   EXPECT_EQ(text_.find("stallwatch_step_duration_seconds"), std::string::npos);
 }
 
-TEST_F(PrometheusText, FiftySevenSeriesPerJobByDefault) {
-  // 26 metrics x (mean, max), the verdict, the straggler and 3 rank states.
-  EXPECT_EQ(count_prefixed(text_, "stallwatch_job_", R"({job_id="demo-slow",)"), 57u);
+TEST_F(PrometheusText, SeventyOneSeriesPerJobByDefault) {
+  // 33 metrics x (mean, max), the verdict, the straggler and 3 rank states.
+  EXPECT_EQ(count_prefixed(text_, "stallwatch_job_", R"({job_id="demo-slow",)"), 71u);
   EXPECT_TRUE(has_line(
       text_,
       R"(stallwatch_job_data_stall_ratio{job_id="demo-slow",window="60s",aggregate="mean"} 0.61)"));
@@ -149,7 +149,7 @@ TEST_F(PrometheusText, JobWindowsAreConfigurable) {
   PrometheusConfig config;
   config.job_windows_ns = {10 * kS, 0};
   const std::string text = render(config);
-  EXPECT_EQ(count_prefixed(text, "stallwatch_job_", R"({job_id="demo-slow",)"), 2u * 54u + 3u);
+  EXPECT_EQ(count_prefixed(text, "stallwatch_job_", R"({job_id="demo-slow",)"), 2u * 68u + 3u);
   EXPECT_TRUE(has_line(
       text,
       R"(stallwatch_job_overlap_ratio{job_id="demo-slow",window="total",aggregate="mean"} NaN)"));
@@ -208,8 +208,8 @@ TEST_F(PrometheusText, PerRankWindowsBringBackTheWindowGauges) {
   EXPECT_EQ(count_prefixed(text, "stallwatch_verdict{", R"(job_id="demo-slow",rank="0")"), 3u);
   EXPECT_EQ(count_prefixed(text, "stallwatch_step_seconds_p50{", R"(job_id="demo-slow",rank="0")"),
             3u);
-  // 20 default + 26 metrics x 2 windows + 2 verdicts + 2 peer waits.
-  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 20u + 52u + 2u + 2u);
+  // 20 default + 33 metrics x 2 windows + 2 verdicts + 2 peer waits.
+  EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 20u + 66u + 2u + 2u);
 }
 
 TEST_F(PrometheusText, RankActivityIsOptIn) {

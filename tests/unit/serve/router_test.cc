@@ -144,8 +144,16 @@ TEST_F(RouterTest, JobDetailHasEveryRankAndWindow) {
                             "write_bytes_per_second",
                             "read_ops_per_second",
                             "write_ops_per_second",
+                            "launches",
+                            "launch_seconds",
+                            "launch_delay_seconds",
+                            "short_kernels",
+                            "long_launches",
+                            "late_launch_starts",
+                            "launch_idle_ratio",
                             "verdict",
                             "io_captured",
+                            "launches_captured",
                             "cause"}) {
     EXPECT_TRUE(m.contains(field)) << field;
   }

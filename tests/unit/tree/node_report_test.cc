@@ -64,6 +64,10 @@ TEST(NodeReport, CarriesEveryFieldOfTheRanks) {
   EXPECT_EQ(r.finalized.samples, 2.5);
   EXPECT_EQ(r.windows[1].read_bytes_per_second, 4096.5);
   EXPECT_EQ(r.windows[1].write_ops_per_second, 3);
+  EXPECT_EQ(r.windows[1].launches, 41u);
+  EXPECT_EQ(r.windows[1].launch_idle_ratio, 0.75);
+  EXPECT_TRUE(r.windows[1].launches_captured);
+  EXPECT_EQ(r.windows[1].cause, Cause::kLaunchBound);
   EXPECT_EQ(r.finalized.read_bytes, 1 << 20);
   EXPECT_EQ(r.finalized.write_ops, 7);
   EXPECT_EQ(r.comm_calls, want.comm_calls);

@@ -37,6 +37,10 @@ inline collector::RankSnapshot full_rank(const std::string& job, std::int32_t ra
     m.step_seconds_p95 = 0.125;
     m.read_bytes_per_second = 4096.5;
     m.write_ops_per_second = 3;
+    m.launches = 41;
+    m.launch_idle_ratio = 0.75;
+    m.launches_captured = true;
+    m.cause = Cause::kLaunchBound;
     m.verdict = Verdict::kIoBound;
     r.windows.push_back(m);
   }

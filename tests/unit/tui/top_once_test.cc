@@ -37,7 +37,7 @@ tui-demo · 3 ranks · 60 s verdict data-starved · cause unknown · straggler r
   RANK  STATE     VERDICT          CAUSE          DEV IDLE  DATA STALL  UNOVL I/O  OVERLAP          STEPS/S  DROP/LOST  STALL 10 s
      0  finished  data-starved     unknown           70.0%       70.0%     14.0 s               0%     1.00        0/0  ▅▅▅▅▅▅▅▅▅▅▅▅▆▆▆▆▆▆▆▇
      1  finished  well-overlapped  —                  5.0%        5.0%     1.00 s  █████████▍  93%     1.00        0/0  ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁
-     2  finished  host-bound       —                 50.0%        2.0%     400 ms               0%     1.00        0/0  ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁
+     2  finished  host-bound       unknown           50.0%        2.0%     400 ms               0%     1.00        0/0  ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁
   compute-proxy: no device signal: compute stands in for device busy
 
 alerts: none

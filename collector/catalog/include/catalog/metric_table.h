@@ -67,6 +67,13 @@ enum class Metric : std::uint8_t {
   kWriteBytesPerSecond,
   kReadOpsPerSecond,
   kWriteOpsPerSecond,
+  kLaunches,
+  kLaunchSeconds,
+  kLaunchDelaySeconds,
+  kShortKernels,
+  kLongLaunches,
+  kLateLaunchStarts,
+  kLaunchIdleRatio,
 };
 
 struct MetricInfo {
@@ -137,6 +144,23 @@ inline constexpr std::array kMetrics{
     MetricInfo{Metric::kWriteOpsPerSecond, "write_ops_per_second", MetricKind::kRate,
                "Captured write calls per second that ended in the window; NaN without captured "
                "I/O."},
+    MetricInfo{Metric::kLaunches, "launches", MetricKind::kCount,
+               "Kernel launch calls (CUDA runtime) paired with the device work they launched, "
+               "ending in the window."},
+    MetricInfo{Metric::kLaunchSeconds, "launch_seconds", MetricKind::kSeconds,
+               "Time the host spent in those launch calls, summed; NaN without launch records."},
+    MetricInfo{Metric::kLaunchDelaySeconds, "launch_delay_seconds", MetricKind::kSeconds,
+               "From each launch call's end to its work's start, summed; NaN without launch "
+               "records."},
+    MetricInfo{Metric::kShortKernels, "short_kernels", MetricKind::kCount,
+               "Launches whose work ran shorter than a launch call of at most 50 us (HTA)."},
+    MetricInfo{Metric::kLongLaunches, "long_launches", MetricKind::kCount,
+               "Launch calls longer than 50 us (HTA)."},
+    MetricInfo{Metric::kLateLaunchStarts, "late_launch_starts", MetricKind::kCount,
+               "Launches whose work started more than 100 us after the call returned (HTA)."},
+    MetricInfo{Metric::kLaunchIdleRatio, "launch_idle_ratio", MetricKind::kRatio,
+               "Launch seconds / device idle seconds (wall - device busy): how much of the "
+               "device's idle time the host spent launching; NaN without launch records."},
 };
 
 inline constexpr std::size_t kMetricCount = kMetrics.size();

@@ -50,8 +50,16 @@ enum class Verdict : std::uint8_t {
 enum class RankState : std::uint8_t { kActive = 0, kSilent = 1, kFinished = 2 };
 // Why a data-starved rank waits (docs/api.md, "Cause"): its loader's time is
 // mostly inside POSIX/STDIO I/O (storage) or outside it (preprocessing), or
-// no I/O is captured for the rank (unknown). kNone for any other verdict.
-enum class Cause : std::uint8_t { kNone = 0, kStorage = 1, kPreprocessing = 2, kUnknown = 3 };
+// no I/O is captured for the rank (unknown). Why a host-bound rank's device
+// idles: the host is launching kernels (launch-bound), or the measured time
+// does not say (unknown). kNone for any other verdict.
+enum class Cause : std::uint8_t {
+  kNone = 0,
+  kStorage = 1,
+  kPreprocessing = 2,
+  kUnknown = 3,
+  kLaunchBound = 4
+};
 // The effective source of a rank's DEVICE_BUSY intervals: what its sources
 // declare (CUPTI, CUDA events), else its own events when some of them are
 // device busy (a trace's GPU kernels, or a [classes] rule), else compute.
@@ -108,16 +116,19 @@ inline constexpr std::array<Term<DeviceSignal>, 5> kDeviceSignals{{
      "no device signal: compute stands in for device busy"},
 }};
 
-inline constexpr std::array<Term<Cause>, 4> kCauses{{
+inline constexpr std::array<Term<Cause>, 5> kCauses{{
     {Cause::kStorage, "storage", "storage", Tone::kBad,
      "the data loader spends most of its time inside I/O calls: storage is too slow"},
     {Cause::kPreprocessing, "preprocessing", "preprocessing", Tone::kBad,
      "the data loader spends most of its time outside I/O calls: decoding and transforms are "
      "the limit"},
+    {Cause::kLaunchBound, "launch-bound", "launch-bound", Tone::kBad,
+     "the device idles while the host launches kernels: kernels too small or too many for "
+     "their launch cost"},
     {Cause::kUnknown, "unknown", "cause unknown", Tone::kDim,
-     "no I/O is captured for the rank (run with --posix), so storage and preprocessing cannot "
-     "be told apart"},
-    {Cause::kNone, "none", "none", Tone::kDim, "the rank is not data-starved"},
+     "the measured time does not tell the cause: no I/O is captured for a data-starved rank "
+     "(run with --posix), no launch records explain a host-bound one (CUPTI)"},
+    {Cause::kNone, "none", "none", Tone::kDim, "the rank is neither data-starved nor host-bound"},
 }};
 
 // The term of an id. Every id has one (checked below).

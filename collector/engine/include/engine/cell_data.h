@@ -60,6 +60,36 @@ struct IoVolume {
   bool operator==(const IoVolume&) const = default;
 };
 
+// The kernel launches paired with their device work in a stretch of time
+// (docs/api.md, "Kernel launches"), summed in the cell where the later of
+// the two ended.
+struct LaunchCounts {
+  std::int64_t launches = 0;
+  std::int64_t call_ns = 0;   // the launch calls' durations, summed
+  std::int64_t delay_ns = 0;  // their launch delays, summed
+  std::int64_t short_kernels = 0;
+  std::int64_t long_launches = 0;
+  std::int64_t late_starts = 0;
+
+  void add(const LaunchCounts& l) {
+    launches += l.launches;
+    call_ns += l.call_ns;
+    delay_ns += l.delay_ns;
+    short_kernels += l.short_kernels;
+    long_launches += l.long_launches;
+    late_starts += l.late_starts;
+  }
+  void sub(const LaunchCounts& l) {
+    launches -= l.launches;
+    call_ns -= l.call_ns;
+    delay_ns -= l.delay_ns;
+    short_kernels -= l.short_kernels;
+    long_launches -= l.long_launches;
+    late_starts -= l.late_starts;
+  }
+  bool operator==(const LaunchCounts&) const = default;
+};
+
 // One finalized resolution cell of a rank. Durations fit 32 bits because a
 // cell is at most 2^32 - 1 ns long (EngineConfig validation).
 struct CellData {
@@ -69,6 +99,7 @@ struct CellData {
   std::int64_t duration_sum_ns = 0;  // sum of those step durations
   double samples = 0;                // batch size in force at each step, summed
   IoVolume io;
+  LaunchCounts launch;
 };
 
 // A sum of cells (a window, the totals, or not-yet-finalized cells).
@@ -79,6 +110,7 @@ struct Sums {
   std::int64_t duration_sum_ns = 0;
   double samples = 0;
   IoVolume io;
+  LaunchCounts launch;
 
   void add(const CellData& c);
   void sub(const CellData& c);

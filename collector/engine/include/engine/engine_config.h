@@ -26,6 +26,9 @@ struct VerdictThresholds {
   // The cause of a data-starved rank with captured I/O: storage when
   // loader_io_ratio >= this, else preprocessing.
   double storage_io_ratio = 0.5;
+  // The cause of a host-bound rank with launch records: launch-bound when
+  // launch_idle_ratio >= this, else unknown.
+  double launch_idle_ratio = 0.5;
 };
 
 // When a job is "held back" by some of its ranks (docs/api.md, "held_back").

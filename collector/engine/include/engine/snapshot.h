@@ -78,6 +78,15 @@ struct WindowMetrics {
   double write_bytes_per_second = 0;
   double read_ops_per_second = 0;
   double write_ops_per_second = 0;
+  // Kernel launches paired with their device work (docs/api.md, "Kernel
+  // launches"); the seconds and the ratio are NaN unless launches_captured.
+  std::uint64_t launches = 0;
+  double launch_seconds = 0;
+  double launch_delay_seconds = 0;
+  std::uint64_t short_kernels = 0;
+  std::uint64_t long_launches = 0;
+  std::uint64_t late_launch_starts = 0;
+  double launch_idle_ratio = 0;  // launch_seconds / (wall - device busy)
   Verdict verdict = Verdict::kIdle;
   // Time blocked in collectives before their latest arrival (docs/api.md,
   // "peer_wait_seconds"): computed across the job's ranks at tick time, not
@@ -87,7 +96,10 @@ struct WindowMetrics {
   // The rank has captured system I/O (IO-class time since its start); for a
   // job, any of its ranks has.
   bool io_captured = false;
-  Cause cause = Cause::kNone;  // of a data-starved verdict
+  // The rank's launch calls are recorded (a launch paired with its work
+  // since its start); for a job, any of its ranks' are.
+  bool launches_captured = false;
+  Cause cause = Cause::kNone;  // of a data-starved or host-bound verdict
 };
 
 // Loss and volume counters; per process, summed per rank, per job and overall.

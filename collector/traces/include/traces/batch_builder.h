@@ -28,8 +28,11 @@ namespace stallwatch::collector {
 // and device_source cupti, except cuda_sync rows (the device waiting, not
 // busy), which keep their category; "enumerate(DataLoader)..." spans become
 // dataloader/fetch on the main thread; "ProfilerStep#N" becomes a "step" mark
-// with value N. Aggregated dftracer records are skipped; durations are capped
-// at 24 h and names at max_name_bytes, as the wire validator requires.
+// with value N. Launch calls (HTA's launch names) and GPU rows with a
+// correlation id carry it as the CUPTI source sends them (cat cuda_runtime,
+// wire::kEventFlagCorrelation), so that the engine joins them as it does live. Aggregated dftracer
+// records are skipped; durations are capped at 24 h and names at max_name_bytes, as the wire
+// validator requires.
 //
 // Not thread-safe. Memory: one pending batch per process.
 class BatchBuilder {
@@ -75,6 +78,7 @@ class BatchBuilder {
     NameId cat_id = NameTable::kEmpty;
     NameId name_id = NameTable::kEmpty;
     bool used = false;
+    bool launch = false;  // a launch call's name (is_launch_call_name)
   };
   static constexpr std::size_t kNameCache = 512;
 
@@ -90,6 +94,7 @@ class BatchBuilder {
   Process* last_process_ = nullptr;
   std::array<CachedNames, kNameCache> name_cache_{};
   NameId gpu_cat_ = 0;
+  NameId cuda_runtime_cat_ = 0;
   NameId dataloader_cat_ = 0;
   NameId fetch_name_ = 0;
   NameId step_name_ = 0;

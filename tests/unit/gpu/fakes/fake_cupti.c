@@ -15,6 +15,10 @@
  *    cuptiActivityFlushAll(0) also returns partly filled ones, but never one
  *    with an incomplete record; a forced flush returns everything, and the
  *    incomplete records in it carry zero timestamps (their time is lost);
+ *  - a kernel launched through the runtime (fake_cupti_launch_kernel[s])
+ *    also makes a RUNTIME record when that kind is enabled: one per launch
+ *    call, cudaLaunchKernel's cbid, the calling thread's id, the call's
+ *    start and end, and the correlation id its kernel record carries too;
  *  - records that find no buffer (the client refused one) are dropped and
  *    counted for cuptiActivityGetNumDroppedRecords; records "without timing"
  *    (lack of device memory) have zero timestamps;
@@ -39,12 +43,15 @@
  * FAKE_CUPTI_WORKER_MS.
  */
 
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef FAKE_CUPTI_DEFAULT_VERSION
 #define FAKE_CUPTI_DEFAULT_VERSION 130001
@@ -101,10 +108,21 @@ typedef struct {
   uint32_t device_id, context_id, stream_id, correlation_id;
 } MemsetRecord;
 
-/* One launched piece of work: complete once CLOCK_REALTIME reaches done_at. */
+typedef struct {
+  int32_t kind;
+  uint32_t cbid;
+  uint64_t start, end;
+  uint32_t process_id, thread_id, correlation_id, return_value;
+} ApiRecord;
+
+enum { kCbidLaunchKernel = 211 };
+
+/* One launched piece of work (or, kind kRuntime with a cbid, the runtime
+ * call that launched it): complete once CLOCK_REALTIME reaches done_at. */
 typedef struct {
   int32_t kind;
   uint32_t device, stream, correlation;
+  uint32_t cbid, thread; /* kRuntime records of a launch */
   uint64_t start, end;
   int64_t done_at;
   const char* name;
@@ -164,6 +182,8 @@ static size_t slot_size(int32_t kind) {
       return 80;
     case kMemset:
       return 72;
+    case kRuntime:
+      return sizeof(ApiRecord);
     default:
       return 32;
   }
@@ -221,7 +241,8 @@ static const char* intern(const char* name) {
 /* Caller holds `lock`: puts `w` in the buffer being filled, asking the client
  * for a new one when there is none or it is full. */
 static void place(const Work* w) {
-  if (w->kind != kRuntime && !(w->kind >= 0 && w->kind < 16 && enabled[w->kind])) return;
+  const int other_client = w->kind == kRuntime && w->cbid == 0;
+  if (!other_client && !(w->kind >= 0 && w->kind < 16 && enabled[w->kind])) return;
   if (requested_fn == NULL) return;
   const size_t slot = slot_size(w->kind);
   Inflight* current = inflight_count > 0 ? &inflight[inflight_count - 1] : NULL;
@@ -285,6 +306,54 @@ static void launch(int32_t kind, uint32_t device, uint32_t stream, uint64_t star
   w.correlation = next_correlation++;
   place(&w);
   pthread_mutex_unlock(&lock);
+}
+
+/* A kernel launched by a cudaLaunchKernel call on the calling thread from
+ * call_start to call_end (CUPTI clock): a RUNTIME record (when enabled) and
+ * the kernel's, sharing one correlation id. */
+FAKE_API void fake_cupti_launch_kernel(uint32_t device, uint32_t stream, uint64_t call_start,
+                                       uint64_t call_end, uint64_t start, uint64_t end,
+                                       const char* name) {
+  const int64_t now_real = realtime_ns();
+  const int64_t now_cupti = (int64_t)fake_cupti_now();
+  const uint32_t thread = (uint32_t)syscall(SYS_gettid);
+  pthread_mutex_lock(&lock);
+  const uint32_t correlation = next_correlation++;
+  Work call;
+  memset(&call, 0, sizeof(call));
+  call.kind = kRuntime;
+  call.cbid = kCbidLaunchKernel;
+  call.thread = thread;
+  call.start = call_start;
+  call.end = call_end;
+  call.done_at = now_real + ((int64_t)call_end - now_cupti);
+  call.correlation = correlation;
+  place(&call);
+  Work kernel;
+  memset(&kernel, 0, sizeof(kernel));
+  kernel.kind = kConcurrentKernel;
+  kernel.device = device;
+  kernel.stream = stream;
+  kernel.start = start;
+  kernel.end = end;
+  kernel.done_at = now_real + ((int64_t)end - now_cupti);
+  kernel.name = intern(name);
+  kernel.correlation = correlation;
+  place(&kernel);
+  pthread_mutex_unlock(&lock);
+}
+
+/* `count` launches back to back from `start`: call i lasts call_ns from
+ * start + i * call_ns, its kernel starts delay_ns after the call returned and
+ * runs kernel_ns. */
+FAKE_API void fake_cupti_launch_kernels(size_t count, uint32_t device, uint32_t stream,
+                                        uint64_t start, uint64_t call_ns, uint64_t delay_ns,
+                                        uint64_t kernel_ns, const char* name) {
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t call = start + i * call_ns;
+    const uint64_t begin = call + call_ns + delay_ns;
+    fake_cupti_launch_kernel(device, stream, call, call + call_ns, begin, begin + kernel_ns, name);
+  }
 }
 
 FAKE_API void fake_cupti_add_kernel(uint32_t device, uint32_t stream, uint64_t start, uint64_t end,
@@ -358,6 +427,17 @@ static void write_record(uint8_t* slot, const Work* w, int timed) {
     r.end = end;
     r.device_id = w->device;
     r.stream_id = w->stream;
+    r.correlation_id = w->correlation;
+    memcpy(slot, &r, sizeof(r));
+  } else if (w->kind == kRuntime && w->cbid != 0) {
+    ApiRecord r;
+    memset(&r, 0, sizeof(r));
+    r.kind = w->kind;
+    r.cbid = w->cbid;
+    r.start = start;
+    r.end = end;
+    r.process_id = (uint32_t)getpid();
+    r.thread_id = w->thread;
     r.correlation_id = w->correlation;
     memcpy(slot, &r, sizeof(r));
   } else {
