@@ -12,6 +12,7 @@
 #include "engine/batch_preparer.h"
 #include "engine/decoded_batch.h"
 #include "engine/timeline_store.h"
+#include "file_io_tracker.h"
 #include "io_volume_tracker.h"
 #include "open_regions.h"
 #include "rank_sources.h"
@@ -44,7 +45,13 @@ struct WalkBounds {
 //   - a read or write call (IoCallNames) closed by an End that was on time,
 //     or a Complete one with wire::kEventFlagCompleteValue ending at or after the
 //     horizon, not before the rank's start, adds the bytes its End (or the
-//     Complete) carries to the rank's IoVolumeTracker at its end.
+//     Complete) carries to the rank's IoVolumeTracker at its end;
+//   - any POSIX or stdio call on a file (a Complete with
+//     wire::kEventFlagCompleteValue and a file id in region_id, or a Begin
+//     with the file id as its value) that counts by the same rule adds its
+//     duration, bytes and one call to the rank's FileIoTracker at its end;
+//     a posix_file mark names a file id for its source (late or not), up to
+//     max_files_per_source ids per source.
 // Regions closed by End events reach the timeline after the batch's Complete
 // regions, in every walk, so the timeline (and what its bound drops) is the
 // same with or without a PreparedBatch.
@@ -59,7 +66,8 @@ class EventWalk {
  public:
   EventWalk(ClassCache& classes, BatchCoverage& coverage, TimelineStore& timeline,
             TrainingProgress& progress, DeviceLaneCounters& gpu, std::size_t max_open_regions,
-            const IoCallNames& io_calls, IoVolumeTracker& io)
+            const IoCallNames& io_calls, IoVolumeTracker& io, FileIoTracker& files,
+            std::size_t max_files)
       : classes_(classes),
         coverage_(coverage),
         timeline_(timeline),
@@ -67,7 +75,9 @@ class EventWalk {
         gpu_(gpu),
         max_open_(max_open_regions),
         io_calls_(io_calls),
-        io_(io) {}
+        io_(io),
+        files_(files),
+        max_files_(max_files) {}
   EventWalk(const EventWalk&) = delete;
   EventWalk& operator=(const EventWalk&) = delete;
 
@@ -98,6 +108,8 @@ class EventWalk {
                       std::uint16_t src_index, WalkBounds bounds);
   void close_region(const OpenRegion& r, std::int64_t end_ns, std::int64_t end_value,
                     bool end_on_time, bool loop_end, std::uint16_t src_index, WalkBounds bounds);
+  // A posix_file mark: `value` names file id `path` in `src`.
+  void name_file(SourceTracker& src, std::int64_t value, NameId path) const;
 
   ClassCache& classes_;
   BatchCoverage& coverage_;
@@ -107,6 +119,8 @@ class EventWalk {
   std::size_t max_open_;
   const IoCallNames& io_calls_;
   IoVolumeTracker& io_;
+  FileIoTracker& files_;
+  std::size_t max_files_;
   // Regions closed by the batch's End events, for the timeline after the
   // batch's Complete regions.
   std::vector<TimelineEntry> closed_;

@@ -30,7 +30,7 @@ struct Rig {
         progress(n.intern("step"), n.intern("epoch.start"), n.intern("batch_size")),
         gpu(gpu_names(n), 10, 100),
         io_calls(IoCallNames::intern(n)),
-        walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io) {}
+        walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io, files, 16) {}
 
   static std::array<NameId, kGpuCounterCount> gpu_names(NameTable& n) {
     std::array<NameId, kGpuCounterCount> out{};
@@ -73,6 +73,7 @@ struct Rig {
   DeviceLaneCounters gpu;
   IoCallNames io_calls;
   IoVolumeTracker io{10};
+  FileIoTracker files{10, 4};
   EventWalk walk;
   SourceTracker src;
 };
