@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "top_files_json.h"
 
+#include <algorithm>
+
 namespace stallwatch::collector {
 namespace {
 
@@ -19,7 +21,11 @@ void write_file(JsonWriter& w, const FileIoEntry& f, bool with_path) {
 void write_top_files(JsonWriter& w, const RankSnapshot& rank,
                      const std::vector<std::string_view>& window_names) {
   w.begin_object();
-  for (std::size_t i = 0; i < rank.top_files.size() && i < window_names.size(); ++i) {
+  // Most ranks have no captured file I/O: their rows stay small.
+  const bool any = std::any_of(rank.top_files.begin(), rank.top_files.end(), [](const TopFiles& t) {
+    return !t.files.empty() || t.other.ops > 0;
+  });
+  for (std::size_t i = 0; any && i < rank.top_files.size() && i < window_names.size(); ++i) {
     const TopFiles& top = rank.top_files[i];
     w.key(window_names[i]).begin_object();
     w.key("files").begin_array();
