@@ -20,12 +20,15 @@
 //
 // A forked data-loader worker process (role "worker") records read.batch
 // regions (cat dataloader) until the main process goes away, like a PyTorch
-// DataLoader worker. Runs until --seconds pass or SIGTERM/SIGINT, then stops
-// the agent cleanly (the collector marks the rank finished).
+// DataLoader worker. With --file PATH, the first half of each read.batch is
+// a 65536-byte read call on PATH, recorded as libstallwatch_posix.so does (a
+// posix_file mark names the file once, the call carries its bytes and file). Runs until --seconds
+// pass or SIGTERM/SIGINT, then stops the agent cleanly (the collector marks the rank finished).
 //
 //   browser_feeder --collector EP --job J --rank R [--seconds 120]
 //                  [--fetch-ms 60] [--compute-ms 40] [--batch-size 32]
 //                  [--steps-per-epoch 40] [--device] [--period-ms P --sync-ms S]
+//                  [--file PATH]
 //
 // Exit: 0 after a clean stop, 1 when the agent cannot start, 2 on bad flags.
 
@@ -61,6 +64,7 @@ struct Options {
   bool device = false;
   int period_ms = 0;  // 0: free-running steps, no collective
   int sync_ms = 0;
+  std::string file;  // the worker's reads are calls on this file
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -92,6 +96,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.period_ms = std::atoi(value);
     } else if (key == "--sync-ms") {
       o.sync_ms = std::atoi(value);
+    } else if (key == "--file") {
+      o.file = value;
     } else {
       return false;
     }
@@ -127,12 +133,26 @@ void region(sw_name_t cat, sw_name_t name, int ms) {
 
 // The data-loader worker: reads a batch, rests, repeats until the main
 // process exits (it is then reparented) or the deadline passes.
-[[noreturn]] void worker_loop(pid_t parent, std::int64_t until_ns, int read_ms) {
+[[noreturn]] void worker_loop(pid_t parent, std::int64_t until_ns, int read_ms,
+                              const std::string& file) {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   const sw_name_t cat = sw_intern("dataloader");
   const sw_name_t name = sw_intern("read.batch");
+  const sw_name_t posix = sw_intern("POSIX");
+  const sw_name_t read = sw_intern("read");
+  const sw_name_t path = file.empty() ? 0 : sw_intern(file.c_str());
+  if (path != 0) sw_mark(sw_intern("posix_file"), path, path);
   while (g_stop == 0 && ::getppid() == parent && sw_now_ns() < until_ns) {
-    region(cat, name, read_ms);
+    if (path == 0) {
+      region(cat, name, read_ms);
+    } else {
+      const sw_region_t r = sw_region_begin(cat, name);
+      const std::int64_t call = sw_call_start();
+      sleep_ms(read_ms / 2);
+      sw_call_end(posix, read, call, 65536, path);
+      sleep_ms(read_ms - read_ms / 2);
+      sw_region_end(r);
+    }
     sleep_ms(read_ms / 2 + 1);
   }
   sw_stop();
@@ -147,7 +167,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: browser_feeder --collector EP --job J --rank R [--seconds N] "
                  "[--fetch-ms N] [--compute-ms N] [--batch-size N] [--steps-per-epoch N] "
-                 "[--device] [--period-ms P --sync-ms S]\n");
+                 "[--device] [--period-ms P --sync-ms S] [--file PATH]\n");
     return 2;
   }
   struct sigaction sa {};
@@ -174,7 +194,7 @@ int main(int argc, char** argv) {
 
   const pid_t self = ::getpid();
   const pid_t worker = ::fork();
-  if (worker == 0) worker_loop(self, until, o.fetch_ms);
+  if (worker == 0) worker_loop(self, until, o.fetch_ms, o.file);
 
   const sw_name_t pipeline = sw_intern("pipeline");
   const sw_name_t dataloader = sw_intern("dataloader");

@@ -5,11 +5,12 @@
 import { spawn } from 'node:child_process';
 import { feederPath } from './environment.mjs';
 
-// Rank 0 reports device activity (CUDA-event spans, like stallwatch.torch);
+// Rank 0 reports device activity (CUDA-event spans, like stallwatch.torch)
+// and its worker's reads as calls on one file (its top file by I/O time);
 // rank 1 has no device signal (compute proxy) and waits longer for data, so
 // it is the straggler.
 export const kStarvedRanks = [
-  { rank: 0, fetchMs: 60, computeMs: 40, device: true },
+  { rank: 0, fetchMs: 60, computeMs: 40, device: true, file: '/data/browser/shard-0.bin' },
   { rank: 1, fetchMs: 90, computeMs: 30, device: false },
 ];
 
@@ -35,6 +36,7 @@ export class Feeders {
       const args = ['--collector', endpoint, '--job', job, '--rank', String(r.rank), '--seconds', String(seconds),
         '--fetch-ms', String(r.fetchMs), '--compute-ms', String(r.computeMs), '--batch-size', '32', '--steps-per-epoch', '40'];
       if (r.device) args.push('--device');
+      if (r.file) args.push('--file', r.file);
       if (r.periodMs) args.push('--period-ms', String(r.periodMs), '--sync-ms', String(r.syncMs));
       const child = spawn(feederPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STALLWATCH_LOG: '1' } });
       child.stdout.on('data', (d) => this.output.push(`rank ${r.rank}: ${d}`));

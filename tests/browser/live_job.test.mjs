@@ -192,6 +192,28 @@ describe('dashboard on a live data-starved job', { concurrency: 1 }, () => {
     for (const cls of Object.keys(tl.classes)) assert.ok(apiClasses.has(cls), `class ${cls} drawn is one the API reports`);
   });
 
+  test('the rank card lists its top files by I/O time as the API does', async () => {
+    await view.page.evaluate(() => { location.hash = '#/jobs/browser-starved?rank=0&span=10'; });
+    const path = kStarvedRanks[0].file;
+    const table = await until(async () => {
+      const t = await view.page.evaluate(() => {
+        const el = document.querySelector('#rank-detail table.top-files');
+        if (!el) return null;
+        return { caption: el.querySelector('caption')?.textContent ?? '',
+          rows: [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)) };
+      });
+      return t && t.rows.length > 0 ? t : null;
+    }, 'the top files table on the rank card', 15000, 200);
+    assert.match(table.caption, /^Top files by I\/O time \(\d+ s\)$/);
+    assert.equal(table.rows[0][0], path, 'the worker\'s file first');
+    assert.equal(table.rows[0].length, 5, 'file, I/O time, read, written, calls');
+    const api = await daemon.getJson(kJobPath);
+    const files = Object.values(api.ranks[0].top_files);
+    assert.ok(files.some((w) => w.files[0]?.path === path && w.files[0].read_bytes % 65536 === 0 && w.files[0].read_bytes > 0),
+      JSON.stringify(api.ranks[0].top_files));
+    assert.deepEqual(Object.values(api.ranks[1].top_files).flatMap((w) => w.files), [], 'rank 1 reads no file');
+  });
+
   test('keyboard: j/k move the rank, w changes the window, Enter/Esc open and leave a job', async () => {
     const p = view.page;
     await p.evaluate(() => document.activeElement?.blur());

@@ -168,7 +168,7 @@ std::shared_ptr<const Snapshot> Engine::tick(std::int64_t now_ns) {
       snap->jobs.emplace_back().job = key.first;
     }
     RankSnapshot& rank =
-        snap->jobs.back().ranks.emplace_back(tracker->snapshot(now_ns, m.verdict_index));
+        snap->jobs.back().ranks.emplace_back(tracker->snapshot(now_ns, m.verdict_index, m.names));
     rank.host = tracker->host();
     rank.clock_offset_ns = m.clocks.offset_ns(rank.host);
     // Its COMM calls, read from its timeline at tick time. A rank that never

@@ -79,7 +79,9 @@ std::string validate(const EngineConfig& c) {
         {"max_ranks", c.max_ranks},
         {"max_sources_per_rank", c.max_sources_per_rank},
         {"max_open_regions_per_source", c.max_open_regions_per_source},
-        {"max_steps_kept", c.max_steps_kept}}) {
+        {"max_steps_kept", c.max_steps_kept},
+        {"top_files_per_cell", c.top_files_per_cell},
+        {"max_files_per_source", c.max_files_per_source}}) {
     if (value == 0) return std::string(field) + " must be > 0";
   }
   if (c.max_sources_per_rank > 65535) {

@@ -114,7 +114,11 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
       }
       if ((ev.flags & wire::kEventFlagCompleteValue) && end >= horizon && end >= start)
           [[unlikely]] {
-        io_.add(end, io_calls_.direction(ev.cat, ev.name), int_value(ev));
+        const IoDirection direction = io_calls_.direction(ev.cat, ev.name);
+        io_.add(end, direction, int_value(ev));
+        if (ev.region_id != 0 && io_calls_.is_call(ev.cat)) {
+          files_.add(end, FileKey{src_index, ev.region_id}, end - ts, direction, int_value(ev));
+        }
       }
       if ((ev.flags & wire::kEventFlagCorrelation) && end >= ts) [[unlikely]] {
         launches_.add(ev.cat == cuda_runtime_, src_index, ev.region_id, ts, end, lower);
@@ -139,6 +143,8 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         r.tid = ev.tid;
         r.mask = mask;
         r.main_thread = main;
+        if (io_calls_.is_call(ev.cat)) [[unlikely]]
+          r.end_value = int_value(ev);
         if (OpenRegion* found = src.open.find(key)) {
           const OpenRegion prior = *found;
           src.open.remove(found);
@@ -182,6 +188,8 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         break;
       }
       case EventKind::kMark: {
+        if (ev.cat == io_calls_.file_mark) [[unlikely]]
+          name_file(src, int_value(ev), ev.name);
         if (is_late) {
           ++late;
           break;
@@ -223,9 +231,13 @@ void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, std::int6
   add_interval(coverage_, std::max(r.begin_eff_ns, bounds.lower_ns()), end_ns, r.mask);
   closed_.push_back(TimelineEntry{r.begin_ns, std::max(end_ns, r.begin_ns), r.cat, r.name, r.tid,
                                   src_index, r.mask, loop_end});
-  if (const IoDirection d = io_calls_.direction(r.cat, r.name); d != IoDirection::kNone) {
-    if (end_on_time && end_ns >= bounds.start_ns && end_ns >= bounds.horizon_ns) {
-      io_.add(end_ns, d, end_value);
+  if (io_calls_.is_call(r.cat) && end_on_time && end_ns >= bounds.start_ns &&
+      end_ns >= bounds.horizon_ns) [[unlikely]] {
+    const IoDirection d = io_calls_.direction(r.cat, r.name);
+    if (d != IoDirection::kNone) io_.add(end_ns, d, end_value);
+    if (r.end_value > 0 && r.end_value <= 0xFFFFFFFF) {
+      files_.add(end_ns, FileKey{src_index, static_cast<std::uint32_t>(r.end_value)},
+                 end_ns - r.begin_ns, d, end_value);
     }
   }
   if (!r.main_thread || !(r.mask & kFetchBit) || !end_on_time || loop_end ||
@@ -234,6 +246,16 @@ void EventWalk::close_region(const OpenRegion& r, std::int64_t end_ns, std::int6
   }
   if (end_ns < bounds.start_ns || end_ns < bounds.horizon_ns) return;
   progress_.add_fetch_end(end_ns);
+}
+
+void EventWalk::name_file(SourceTracker& src, std::int64_t value, NameId path) const {
+  if (value <= 0 || value > 0xFFFFFFFF) return;
+  const auto id = static_cast<std::uint32_t>(value);
+  if (auto it = src.files.find(id); it != src.files.end()) {
+    it->second = path;
+  } else if (src.files.size() < max_files_) {
+    src.files.emplace(id, path);
+  }
 }
 
 void EventWalk::end_open_regions(SourceTracker& src, std::uint16_t src_index, std::int64_t at_ns,

@@ -12,6 +12,7 @@
 #include "engine/batch_preparer.h"
 #include "engine/decoded_batch.h"
 #include "engine/timeline_store.h"
+#include "file_io_tracker.h"
 #include "io_volume_tracker.h"
 #include "launch_tracker.h"
 #include "open_regions.h"
@@ -49,6 +50,12 @@ struct WalkBounds {
 //   - a Complete with wire::kEventFlagCorrelation goes to the rank's
 //     LaunchTracker: a launch call when its cat is `cuda_runtime`, else the
 //     device work it launched.
+//   - any POSIX or stdio call on a file (a Complete with
+//     wire::kEventFlagCompleteValue and a file id in region_id, or a Begin
+//     with the file id as its value) that counts by the same rule adds its
+//     duration, bytes and one call to the rank's FileIoTracker at its end;
+//     a posix_file mark names a file id for its source (late or not), up to
+//     max_files_per_source ids per source.
 // Regions closed by End events reach the timeline after the batch's Complete
 // regions, in every walk, so the timeline (and what its bound drops) is the
 // same with or without a PreparedBatch.
@@ -64,7 +71,7 @@ class EventWalk {
   EventWalk(ClassCache& classes, BatchCoverage& coverage, TimelineStore& timeline,
             TrainingProgress& progress, DeviceLaneCounters& gpu, std::size_t max_open_regions,
             const IoCallNames& io_calls, IoVolumeTracker& io, NameId cuda_runtime,
-            LaunchTracker& launches)
+            LaunchTracker& launches, FileIoTracker& files, std::size_t max_files)
       : classes_(classes),
         coverage_(coverage),
         timeline_(timeline),
@@ -74,7 +81,9 @@ class EventWalk {
         io_calls_(io_calls),
         io_(io),
         cuda_runtime_(cuda_runtime),
-        launches_(launches) {}
+        launches_(launches),
+        files_(files),
+        max_files_(max_files) {}
   EventWalk(const EventWalk&) = delete;
   EventWalk& operator=(const EventWalk&) = delete;
 
@@ -105,6 +114,8 @@ class EventWalk {
                       std::uint16_t src_index, WalkBounds bounds);
   void close_region(const OpenRegion& r, std::int64_t end_ns, std::int64_t end_value,
                     bool end_on_time, bool loop_end, std::uint16_t src_index, WalkBounds bounds);
+  // A posix_file mark: `value` names file id `path` in `src`.
+  void name_file(SourceTracker& src, std::int64_t value, NameId path) const;
 
   ClassCache& classes_;
   BatchCoverage& coverage_;
@@ -116,6 +127,8 @@ class EventWalk {
   IoVolumeTracker& io_;
   NameId cuda_runtime_;
   LaunchTracker& launches_;
+  FileIoTracker& files_;
+  std::size_t max_files_;
   // Regions closed by the batch's End events, for the timeline after the
   // batch's Complete regions.
   std::vector<TimelineEntry> closed_;

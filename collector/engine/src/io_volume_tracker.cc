@@ -11,6 +11,7 @@ IoCallNames IoCallNames::intern(NameTable& names) {
   IoCallNames out;
   out.posix = names.intern("POSIX");
   out.stdio = names.intern("STDIO");
+  out.file_mark = names.intern("posix_file");
   for (std::size_t i = 0; i < kReads.size(); ++i)
     out.reads[i] = names.intern(kReads[i]);
   for (std::size_t i = 0; i < kWrites.size(); ++i)

@@ -31,7 +31,11 @@ struct IoCallNames {
   std::array<NameId, kReads.size()> reads{};
   std::array<NameId, kWrites.size()> writes{};
 
+  NameId file_mark = NameTable::kEmpty;  // cat of the marks naming a file id
+
   static IoCallNames intern(NameTable& names);
+  // A POSIX or stdio call (its subject, when not 0, is a file id).
+  bool is_call(NameId cat) const { return cat == posix || cat == stdio; }
   IoDirection direction(NameId cat, NameId name) const {
     if (cat != posix && cat != stdio) [[likely]]
       return IoDirection::kNone;

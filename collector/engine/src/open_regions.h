@@ -19,7 +19,9 @@ struct OpenRegion {
   std::int64_t begin_eff_ns = 0;  // clipped to the finalized horizon at arrival
   std::int64_t end_ns = 0;        // orphan End only: as sent
   std::int64_t end_eff_ns = 0;    // orphan End only: clipped to the horizon at arrival
-  std::int64_t end_value = 0;     // orphan End only: its value (bytes moved by an I/O call)
+  // Orphan End: its value (bytes moved by an I/O call). Begin of a POSIX or
+  // stdio call: its value, the call's file id.
+  std::int64_t end_value = 0;
   NameId cat = NameTable::kEmpty;
   NameId name = NameTable::kEmpty;
   std::uint32_t tid = 0;

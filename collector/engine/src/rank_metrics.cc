@@ -38,7 +38,8 @@ std::int64_t RankTracker::window_end_ns() const {
                              : floor_grid(sources_.watermark_ns(), res_);
 }
 
-RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_index) {
+RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_index,
+                                   const NameTable& names) {
   const std::int64_t t = window_end_ns();
   windows_.slide_to(cell_of(t));
   timeline_.expire(sources_.watermark_ns());
@@ -67,6 +68,7 @@ RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_inde
       cells.push_back(w.is_totals() ? 0 : w.window_cells());
     r.gpu_counters = gpu_.snapshot(cells, t);
   }
+  r.top_files = top_files(t, names);
   return r;
 }
 

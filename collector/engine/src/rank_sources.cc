@@ -147,7 +147,9 @@ std::size_t RankSources::bytes() const {
   std::size_t n = sources_.capacity() * sizeof(SourceTracker);
   for (const auto& s : sources_) {
     n += s.open.bytes() + s.info.host.capacity() + s.info.job.capacity() +
-         s.info.agent_version.capacity();
+         s.info.agent_version.capacity() +
+         s.files.size() * (sizeof(*s.files.begin()) + 2 * sizeof(void*)) +
+         s.files.bucket_count() * sizeof(void*);
   }
   return n;
 }

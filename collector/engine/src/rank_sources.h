@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/decoded_batch.h"
@@ -28,6 +29,9 @@ struct SourceTracker {
   // It sent DEVICE_BUSY time since its declared device source last changed.
   bool device_events = false;
   OpenRegions open;
+  // Its file names: the agent's file id -> the path (posix_file marks), at
+  // most EngineConfig::max_files_per_source (EventWalk enforces it).
+  std::unordered_map<std::uint32_t, NameId> files;
 };
 
 // The processes of one rank and what the rank's lifetime is made of: each

@@ -70,8 +70,10 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       io_(config.resolution_ns),
       launches_(config.resolution_ns),
+      files_(config.resolution_ns, config.top_files_per_cell),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
-            names.io_calls, io_, names.cuda_runtime, launches_),
+            names.io_calls, io_, names.cuda_runtime, launches_, files_,
+            config.max_files_per_source),
       windows_(config) {}
 
 std::int64_t RankTracker::cell_of(std::int64_t t) const {
@@ -136,7 +138,15 @@ void RankTracker::settle(std::int64_t now_ns) {
 
 void RankTracker::advance_horizon(std::int64_t horizon) {
   if (windows_.horizon_ns() != kNoTime && horizon <= windows_.horizon_ns()) return;
+  const std::int64_t k0 = windows_.history().cell_end;
+  const std::int64_t k1 = cell_of(horizon);
   windows_.finalize_to(horizon, sources_.all(), progress_.steps(), io_, launches_);
+  if (k1 > k0) {
+    // The same cells the finalizer folded; those it sent to the bulk are in no window.
+    const auto cap = static_cast<std::int64_t>(windows_.history().cells.capacity());
+    files_.finalize(k0, k1, std::max(k0, k1 - cap));
+    files_.trim(windows_.history().first_cell());
+  }
   finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
   // An End whose Begin has not come by the time the horizon passes it
   // never pairs.
@@ -210,8 +220,8 @@ std::vector<CommCall> RankTracker::comm_calls() const {
 
 std::size_t RankTracker::approx_bytes() const {
   return sizeof(*this) + job_.capacity() + sources_.bytes() + timeline_.bytes() +
-         progress_.bytes() + gpu_.bytes() + io_.bytes() + launches_.bytes() + walk_.bytes() +
-         windows_.bytes();
+         progress_.bytes() + gpu_.bytes() + io_.bytes() + launches_.bytes() + files_.bytes() +
+         walk_.bytes() + windows_.bytes();
 }
 
 }  // namespace stallwatch::collector::detail

@@ -18,6 +18,7 @@
 #include "engine/snapshot.h"
 #include "engine/timeline_store.h"
 #include "event_walk.h"
+#include "file_io_tracker.h"
 #include "finalized_counters.h"
 #include "io_volume_tracker.h"
 #include "launch_tracker.h"
@@ -49,6 +50,7 @@ struct SpecialNames {
 //     finalized;
 //   - LaunchTracker: kernel launches paired with their work, not yet
 //     finalized;
+//   - FileIoTracker: the I/O calls per file, for the top files by I/O time;
 //   - DeviceLaneCounters: NVML samples;
 //   - WindowFinalizer: the exact window sums, split at the finalized
 //     horizon;
@@ -107,7 +109,8 @@ class RankTracker {
 
   // Slides the windows to window_end_ns(), expires old timeline entries and
   // returns the rank's metrics for `windows_ns` (configured order, 0 = totals).
-  RankSnapshot snapshot(std::int64_t now_ns, std::size_t verdict_index);
+  // File paths are read from `names`.
+  RankSnapshot snapshot(std::int64_t now_ns, std::size_t verdict_index, const NameTable& names);
 
   Timeline timeline(const NameTable& names, std::int64_t seconds) const;
 
@@ -135,6 +138,8 @@ class RankTracker {
   WindowMetrics window_metrics(const WindowAccumulator& acc, std::int64_t t_ns,
                                const PendingCells& pending) const;
   std::int64_t cell_of(std::int64_t t) const;
+  // The top files of the configured windows ending at `t_ns`.
+  std::vector<TopFiles> top_files(std::int64_t t_ns, const NameTable& names) const;
   // Whether the rank has IO-class time since its start (finalized or pending).
   bool io_captured(const PendingCells& pending) const;
 
@@ -152,7 +157,8 @@ class RankTracker {
   DeviceLaneCounters gpu_;
   IoVolumeTracker io_;
   LaunchTracker launches_;
-  EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_, launches_ and batch_
+  FileIoTracker files_;
+  EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_, launches_, files_ and batch_
   WindowFinalizer windows_;
   FinalizedCounters finalized_;
   // The collector time at which every source had finished (kNoTime while

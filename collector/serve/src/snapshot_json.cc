@@ -5,6 +5,7 @@
 
 #include "engine/metric_fields.h"
 #include "gpu_counters_json.h"
+#include "top_files_json.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -264,6 +265,17 @@ void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
     write_gpu_counters(w, r, names);
   }
   w.key("gpu_counters_ignored").integer(r.gpu_counters.ignored_samples);
+  {
+    std::vector<std::string> fallback;
+    fallback.reserve(r.top_files.size());  // no reallocation: `names` points into it
+    std::vector<std::string_view> names;
+    for (const TopFiles& t : r.top_files) {
+      const std::string_view name = name_of(t.window_ns);
+      names.push_back(name.empty() ? fallback.emplace_back(window_name(t.window_ns)) : name);
+    }
+    w.key("top_files");
+    write_top_files(w, r, names);
+  }
   w.key("processes").begin_array();
   for (const ProcessSnapshot& p : r.processes) {
     w.begin_object();

@@ -77,6 +77,22 @@ struct GpuCounters {
   GpuReading power_watts;
 };
 
+// A file's I/O calls in one window, or the rest (`FileIo`, docs/api.md
+// "Top files by I/O time").
+struct FileIo {
+  std::string path;  // empty for the rest
+  std::optional<double> io_seconds;
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t ops = 0;
+};
+
+// A rank's top files by I/O time in one window: most time first, then the rest.
+struct TopFilesView {
+  std::vector<FileIo> files;
+  FileIo other;
+};
+
 // A `RankRow` of a job detail.
 struct RankRow {
   std::int32_t rank = 0;
@@ -94,7 +110,8 @@ struct RankRow {
   Counters counters;
   std::map<std::string, Metrics> windows;
   std::vector<ProcessInfo> processes;
-  std::vector<GpuCounters> gpu_counters;  // sorted by device; empty without NVML
+  std::vector<GpuCounters> gpu_counters;          // sorted by device; empty without NVML
+  std::map<std::string, TopFilesView> top_files;  // by window name
 
   const Metrics* window(const std::string& name) const {
     const auto it = windows.find(name);

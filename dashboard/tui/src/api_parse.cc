@@ -170,6 +170,16 @@ GpuCounters gpu_counters(const Json& o) {
   return g;
 }
 
+FileIo file_io(const Json& o) {
+  FileIo f;
+  f.path = text(o, "path");
+  f.io_seconds = number(o, "io_seconds");
+  f.read_bytes = int64(o, "read_bytes");
+  f.write_bytes = int64(o, "write_bytes");
+  f.ops = int64(o, "ops");
+  return f;
+}
+
 RankRow rank_row(const Json& o) {
   RankRow r;
   r.rank = static_cast<std::int32_t>(int64(o, "rank"));
@@ -188,6 +198,13 @@ RankRow rank_row(const Json& o) {
   }
   for (const Json& g : array_or_empty(o, "gpu_counters"))
     r.gpu_counters.push_back(gpu_counters(g));
+  for (const auto& [name, value] : object_or_empty(o, "top_files").items()) {
+    TopFilesView t;
+    for (const Json& f : array_or_empty(value, "files"))
+      t.files.push_back(file_io(f));
+    t.other = file_io(object_or_empty(value, "other"));
+    r.top_files.emplace(name, std::move(t));
+  }
   for (const Json& p : array_or_empty(o, "processes")) {
     ProcessInfo info;
     info.host = text(p, "host");

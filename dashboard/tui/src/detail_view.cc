@@ -11,6 +11,7 @@
 #include "table_layout.h"
 #include "text_width.h"
 #include "timeline_text.h"
+#include "top_files_text.h"
 #include "verdict_style.h"
 
 namespace stallwatch::tui {
@@ -233,6 +234,11 @@ void compose_detail_body(Canvas& c, const TopState& s, const TopModel& m, int ro
   timeline_section(c, s, m, *r, budget == INT_MAX ? INT_MAX : budget - used - kMetricsReserve);
   c.add_blank();
   metrics_table(c, s, m, *r);
+  if (has_top_files(*r)) {
+    c.add_blank();
+    for (Line& line : top_files_lines(*r, s.window, c.width))
+      c.lines.push_back(std::move(line));
+  }
 }
 
 }  // namespace stallwatch::tui

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Sidebar card for the selected rank: progress, counters, the device source
-// and NVML readings per GPU (over `window`), and its processes (main and
+// and NVML readings per GPU (over `window`), its top files by I/O time (over
+// `window`), and its processes (main and
 // data-loader workers) from the RankRow. Rebuilt on each render.
 import { h, replaceChildren } from './dom.js';
 import { ago, count, epochStep, pct } from './format.js';
 import { gpuDeviceLines, kNvmlNote, nvmlUtilText } from './gpu_counters.js';
+import { hasTopFiles, kTopFilesColumns, kTopFilesNote, topFilesCaption, topFilesRows } from './top_files.js';
 import { kProxyNote } from './verdict.js';
 
 function gpuSection(rank, window) {
@@ -14,6 +16,16 @@ function gpuSection(rank, window) {
   return h('div', { class: 'gpu-counters', dataset: { devices: String(rank.gpu_counters.length) } },
     h('p', { class: 'nvml', title: kNvmlNote }, `${nvml} · device idle ${pct(idle)} (${rank.device_source ?? '—'})`),
     h('ul', { class: 'gpu-lines' }, gpuDeviceLines(rank, window).map((line) => h('li', { title: kNvmlNote }, line))));
+}
+
+function topFilesSection(rank, window) {
+  if (!hasTopFiles(rank)) return null;
+  const rows = topFilesRows(rank, window);
+  return h('table', { class: 'procs top-files', title: kTopFilesNote },
+    h('caption', {}, topFilesCaption(rank, window)),
+    h('thead', {}, h('tr', {}, kTopFilesColumns.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, rows.map((r) => h('tr', { class: r.other ? 'muted' : null },
+      h('td', { class: 'path', title: r.path }, r.path), ...r.cells.map((c) => h('td', {}, c))))));
 }
 
 export function renderRankDetail(el, rank, nowNs, window) {
@@ -34,6 +46,7 @@ export function renderRankDetail(el, rank, nowNs, window) {
         kv('late events', count(rank.late_events)),
         kv('unpaired events', count(rank.unpaired_events))),
       gpuSection(rank, window),
+      topFilesSection(rank, window),
       procs.length
         ? h('table', { class: 'procs' },
           h('caption', { class: 'visually-hidden' }, `Processes of rank ${rank.rank}`),

@@ -70,6 +70,25 @@ void Oracle::io_call(std::string_view cat, std::string_view name, std::int64_t e
   }
 }
 
+void Oracle::file_call(std::size_t source, std::string_view cat, std::string_view name,
+                       std::int64_t file, std::int64_t begin, std::int64_t end, std::int64_t value,
+                       bool on_time) {
+  if (cat != "POSIX" && cat != "STDIO") return;
+  if (file <= 0 || file > 0xFFFFFFFF) return;
+  if (!on_time || end < start_ || (horizon_ != kNone && end < horizon_)) return;
+  static constexpr std::string_view kReads[] = {"read",   "pread",    "pread64", "readv",
+                                                "preadv", "preadv64", "fread"};
+  static constexpr std::string_view kWrites[] = {"write",   "pwrite",    "pwrite64",
+                                                 "pwritev", "pwritev64", "fwrite"};
+  const int direction =
+      std::find(std::begin(kReads), std::end(kReads), name) != std::end(kReads)      ? 1
+      : std::find(std::begin(kWrites), std::end(kWrites), name) != std::end(kWrites) ? 2
+                                                                                     : 0;
+  file_calls_.push_back(FileCall{source, static_cast<std::uint32_t>(file), end,
+                                 std::max<std::int64_t>(end - begin, 0), direction,
+                                 std::max<std::int64_t>(value, 0)});
+}
+
 void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
   auto it = std::find_if(sources_.begin(), sources_.end(),
                          [&](const Source& s) { return s.pid == b.source.pid; });
@@ -78,6 +97,7 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
     s.pid = b.source.pid;
     s.role = b.source.role;
     s.device = b.source.device_source;
+    s.ppid = b.source.ppid;
     sources_.push_back(s);
     it = sources_.end() - 1;
     std::int64_t first = b.sent_at_ns;
@@ -91,6 +111,7 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
     }
   }
   Source& src = *it;
+  const auto src_index = static_cast<std::size_t>(it - sources_.begin());
   if (src.finished && !b.final) src.finished = false;
   const std::size_t closed_before = closed_.size();
   const ClassMapping& mapping = config_.classes;
@@ -112,7 +133,10 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
         late_ += late;
         close(std::max(ts, lower), end, mask);
         fetch_step(main, mask, end, true);
-        if (ev.flags & wire::kEventFlagCompleteValue) io_call(cat, name, end, io_value(ev), true);
+        if (ev.flags & wire::kEventFlagCompleteValue) {
+          io_call(cat, name, end, io_value(ev), true);
+          file_call(src_index, cat, name, ev.region_id, ts, end, io_value(ev), true);
+        }
         break;
       }
       case EventKind::kBegin: {
@@ -125,11 +149,14 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
           close(std::max(ts, lower), orphan.end, mask);
           fetch_step(main, mask, orphan.end, orphan.end_on_time);
           io_call(cat, name, orphan.end, orphan.end_value, orphan.end_not_late);
+          file_call(src_index, cat, name, io_value(ev), ts, orphan.end, orphan.end_value,
+                    orphan.end_not_late);
           break;
         }
         if (found != src.open.end()) ++unpaired_;
         src.open[key] =
-            Open{std::max(ts, lower), mask, main, false, 0, 0, false, 0, false, cat, name};
+            Open{std::max(ts, lower), mask, main, false, 0, 0, false, 0, false, cat, name, ts,
+                 io_value(ev)};
         break;
       }
       case EventKind::kEnd: {
@@ -143,6 +170,8 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
               found->second.main, found->second.mask, ts,
               !late && ev.value != wire::kEndLoopExhausted && io_value(ev) != wire::kEndNoItem);
           io_call(found->second.cat, found->second.name, ts, io_value(ev), !late);
+          file_call(src_index, found->second.cat, found->second.name, found->second.file,
+                    found->second.begin, ts, io_value(ev), !late);
           src.open.erase(found);
         } else if (found != src.open.end()) {
           ++unpaired_;
@@ -163,6 +192,11 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
         break;
       }
       case EventKind::kMark:
+        if (const std::int64_t v = io_value(ev); cat == "posix_file" && v > 0 && v <= 0xFFFFFFFF) {
+          const auto id = static_cast<std::uint32_t>(v);
+          if (src.files.contains(id) || src.files.size() < config_.max_files_per_source)
+            src.files[id] = name;
+        }
         if (late) {
           ++late_;
         } else if (name == config_.step_mark && ts >= start_) {
@@ -497,6 +531,80 @@ FinalizedTotals Oracle::finalized() const {
       f.step_buckets[b] += duration <= bounds[b] ? 1 : 0;
   }
   return f;
+}
+
+std::vector<TopFiles> Oracle::top_files() const {
+  bool finished = !sources_.empty();
+  std::int64_t end = kNone;
+  for (const auto& s : sources_) {
+    finished = finished && s.finished;
+    end = std::max({end, s.final_at, s.wm});
+  }
+  const std::int64_t res = config_.resolution_ns;
+  const std::int64_t t = finished ? -floor_to(-end, res) : floor_to(wm_, res);
+  struct Sums {
+    std::int64_t io = 0, read = 0, write = 0, ops = 0;
+    void add(const Sums& s) {
+      io += s.io;
+      read += s.read;
+      write += s.write;
+      ops += s.ops;
+    }
+  };
+  const auto path_of = [&](std::size_t source, std::uint32_t file) -> std::string_view {
+    const Source& src = sources_[source];
+    if (auto it = src.files.find(file); it != src.files.end()) return it->second;
+    for (const Source& parent : sources_) {
+      if (parent.pid != src.ppid) continue;
+      if (auto it = parent.files.find(file); it != parent.files.end()) return it->second;
+    }
+    return "<unknown file>";
+  };
+  std::vector<TopFiles> out;
+  for (const std::int64_t w : config_.windows_ns) {
+    // Per cell of the calls' ends in [t - w, t): per (source, file).
+    std::map<std::int64_t, std::map<std::pair<std::size_t, std::uint32_t>, Sums>> cells;
+    for (const FileCall& c : file_calls_) {
+      if (c.end < t - w || c.end >= t) continue;
+      Sums& s = cells[floor_to(c.end, res)][{c.source, c.file}];
+      s.io += c.duration;
+      s.ops += 1;
+      (c.direction == 1 ? s.read : s.write) += c.direction == 0 ? 0 : c.bytes;
+    }
+    std::map<std::string_view, Sums> by_path;
+    Sums other;
+    for (const auto& [cell, files] : cells) {
+      std::vector<std::pair<std::pair<std::size_t, std::uint32_t>, Sums>> rows(files.begin(),
+                                                                               files.end());
+      std::stable_sort(rows.begin(), rows.end(),
+                       [](const auto& a, const auto& b) { return a.second.io > b.second.io; });
+      const bool finalized = horizon_ != kNone && cell < horizon_;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (finalized && i >= config_.top_files_per_cell) {
+          other.add(rows[i].second);
+        } else {
+          by_path[path_of(rows[i].first.first, rows[i].first.second)].add(rows[i].second);
+        }
+      }
+    }
+    std::vector<std::pair<std::string_view, Sums>> sorted(by_path.begin(), by_path.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second.io > b.second.io; });
+    TopFiles top;
+    top.window_ns = w;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      const Sums& s = sorted[i].second;
+      if (i < TopFiles::kTopFilesShown) {
+        top.files.push_back(
+            FileIoEntry{std::string(sorted[i].first), s.io, s.read, s.write, s.ops});
+      } else {
+        other.add(s);
+      }
+    }
+    top.other = FileIoEntry{"", other.io, other.read, other.write, other.ops};
+    out.push_back(std::move(top));
+  }
+  return out;
 }
 
 }  // namespace stallwatch::collector::testing

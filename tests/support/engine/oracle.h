@@ -36,6 +36,11 @@ class Oracle {
   // should report now, device busy and data stall counted with the device
   // signal in force at each horizon move.
   FinalizedTotals finalized() const;
+  // The top files by I/O time of each configured window the engine should
+  // report now (docs/api.md, "Top files by I/O time"): the calls that count
+  // summed per cell of their end, a finalized cell (before the horizon) cut
+  // to its top_files_per_cell files.
+  std::vector<TopFiles> top_files() const;
   std::uint64_t late_events() const { return late_; }
   std::uint64_t unpaired_events() const { return unpaired_; }
 
@@ -53,6 +58,18 @@ class Oracle {
     bool end_not_late = false;   // orphan: the End was not late
     std::string_view cat;        // a Begin's names
     std::string_view name;
+    std::int64_t begin = 0;  // a Begin's time
+    std::int64_t file = 0;   // a POSIX or stdio Begin's value
+  };
+  // A call on a file that counts: its source (index), file id, end,
+  // duration, direction (0 none, 1 read, 2 write) and bytes.
+  struct FileCall {
+    std::size_t source;
+    std::uint32_t file;
+    std::int64_t end;
+    std::int64_t duration;
+    int direction;
+    std::int64_t bytes;
   };
   // A read or write call that counts (docs/api.md, "I/O volume").
   struct IoCall {
@@ -69,6 +86,8 @@ class Oracle {
     bool finished = false;
     std::int64_t final_at = 0;
     std::map<std::uint64_t, Open> open;
+    std::int32_t ppid = 0;
+    std::map<std::uint32_t, std::string_view> files;  // posix_file marks
   };
   struct Interval {
     std::int64_t a, b;
@@ -80,6 +99,9 @@ class Oracle {
   // A region named (cat, name) closed at `end` by an End with `value`.
   void io_call(std::string_view cat, std::string_view name, std::int64_t end, std::int64_t value,
                bool on_time);
+  // A call named (cat, name) on `file` of source `source`, [begin, end).
+  void file_call(std::size_t source, std::string_view cat, std::string_view name, std::int64_t file,
+                 std::int64_t begin, std::int64_t end, std::int64_t value, bool on_time);
   // The live mask of [from, to) (microsecond indices from start_) painted into `out`.
   void paint_live(std::int64_t from, std::int64_t to, std::vector<std::uint8_t>& out) const;
   // Finalizes [horizon, next) if `next` is past the horizon.
@@ -109,6 +131,7 @@ class Oracle {
   std::vector<std::pair<std::int64_t, bool>> steps_;    // (ts, fallback) in arrival order
   std::vector<std::pair<std::int64_t, double>> sizes_;  // batch sizes in arrival order
   std::vector<IoCall> io_calls_;
+  std::vector<FileCall> file_calls_;
   std::int64_t first_mark_ = std::numeric_limits<std::int64_t>::max();
   std::uint64_t late_ = 0;
   std::uint64_t unpaired_ = 0;

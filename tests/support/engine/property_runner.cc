@@ -26,6 +26,8 @@ EngineConfig property_config() {
   c.max_steps_kept = 1 << 20;
   c.timeline_max_regions = 64;
   c.step_histogram_bounds_ns = {us(500), ms(1), ms(2), ms(4)};
+  c.top_files_per_cell = 1;    // so that finalized cells have an "other" row
+  c.max_files_per_source = 3;  // so that a file id goes unnamed
   return c;
 }
 
@@ -48,6 +50,32 @@ std::string diff(const WindowMetrics& e, const WindowMetrics& o) {
   check("io_captured", e.io_captured ? 1 : 0, o.io_captured ? 1 : 0);
   check("cause", static_cast<double>(e.cause), static_cast<double>(o.cause));
   return out.str();
+}
+
+std::string describe(const FileIoEntry& f) {
+  return "'" + f.path + "' " + std::to_string(f.io_ns) + " ns, " + std::to_string(f.read_bytes) +
+         " B read, " + std::to_string(f.write_bytes) + " B written, " + std::to_string(f.ops) +
+         " calls";
+}
+
+// Returns a description of the first difference between two top-files lists, or "".
+std::string diff_top_files(const std::vector<TopFiles>& e, const std::vector<TopFiles>& o) {
+  if (e.size() != o.size())
+    return std::to_string(e.size()) + " windows, oracle " + std::to_string(o.size());
+  for (std::size_t w = 0; w < e.size(); ++w) {
+    const std::string where = "window " + std::to_string(o[w].window_ns) + ": ";
+    if (e[w].window_ns != o[w].window_ns) return where + "engine's is another window";
+    for (std::size_t i = 0; i < std::max(e[w].files.size(), o[w].files.size()); ++i) {
+      if (i >= e[w].files.size()) return where + "engine lacks " + describe(o[w].files[i]);
+      if (i >= o[w].files.size()) return where + "engine has more: " + describe(e[w].files[i]);
+      if (e[w].files[i] != o[w].files[i])
+        return where + "#" + std::to_string(i) + " engine " + describe(e[w].files[i]) +
+               ", oracle " + describe(o[w].files[i]);
+    }
+    if (e[w].other != o[w].other)
+      return where + "other: engine " + describe(e[w].other) + ", oracle " + describe(o[w].other);
+  }
+  return "";
 }
 
 // The fields of FinalizedTotals, by name, as doubles (all exact integers but
@@ -156,6 +184,16 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
                       << want[w].window_ns << ": " << d;
         return false;
       }
+    }
+    if (const std::string d = diff_top_files(r->top_files, oracle.top_files()); !d.empty()) {
+      ADD_FAILURE() << "seed " << seed << ", after delivery " << i << ": top files: " << d;
+      return false;
+    }
+    for (const TopFiles& top : r->top_files) {
+      totals.top_files += top.files.size();
+      totals.top_files_other_ops += top.other.ops;
+      for (const FileIoEntry& f : top.files)
+        totals.unknown_files += f.path == "<unknown file>";
     }
     if (r->counters.late_events != oracle.late_events() ||
         r->counters.unpaired_events != oracle.unpaired_events()) {
@@ -286,7 +324,7 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       "%llu steps (%llu finalized), %zu finished ranks final to their end, data stall counter grew "
       "at %zu ticks, causes: %zu storage, "
       "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write, %zu I/O "
-      "calls delivered whole\n",
+      "calls delivered whole, %zu top files compared (%zu unnamed), %lld calls in \"other\"\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
@@ -296,7 +334,8 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       totals.causes[static_cast<std::size_t>(Cause::kPreprocessing)],
       totals.causes[static_cast<std::size_t>(Cause::kUnknown)],
       static_cast<long long>(totals.finalized_read_ops),
-      static_cast<long long>(totals.finalized_write_ops), totals.whole_io_calls);
+      static_cast<long long>(totals.finalized_write_ops), totals.whole_io_calls, totals.top_files,
+      totals.unknown_files, static_cast<long long>(totals.top_files_other_ops));
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
   EXPECT_GT(totals.settled, 0U) << "no case ended with a finished rank";
   for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
@@ -305,6 +344,9 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
   EXPECT_GT(totals.finalized_read_ops, 0);
   EXPECT_GT(totals.finalized_write_ops, 0);
   EXPECT_GT(totals.whole_io_calls, 0u);
+  EXPECT_GT(totals.top_files, 0u);
+  EXPECT_GT(totals.top_files_other_ops, 0);
+  EXPECT_GT(totals.unknown_files, 0u);
   return totals;
 }
 

@@ -63,6 +63,11 @@ struct PropertyTotals {
   std::size_t whole_io_calls =
       0;  // Complete calls with their bytes (wire::kEventFlagCompleteValue)
   std::int64_t finalized_write_ops = 0;
+  // Top files compared (entries, over every tick and window), those no
+  // mark named, and the calls in the windows' "other" rows.
+  std::size_t top_files = 0;
+  std::size_t unknown_files = 0;
+  std::int64_t top_files_other_ops = 0;
   // Verdict-window causes compared, by Cause (none, storage, preprocessing, unknown).
   std::array<std::size_t, 4> causes{};
 };

@@ -88,6 +88,10 @@ class Generator {
               bool may_stay_open);
   void fill_thread(Thread& t, bool main_thread, std::int64_t end_us);
   void add_marks(Thread& t, std::int64_t end_us);
+  // The posix_file marks naming file ids 1-4 of source `source` (two ids
+  // of a source can name one path, sources share paths); the last comes
+  // mid-run, after calls on its file. Derived, not drawn.
+  void name_files(Thread& t, int source, std::int64_t end_us);
   std::vector<DecodedBatch> batches(Source& s);
 
   std::mt19937 rng_;
@@ -106,9 +110,16 @@ void Generator::region(Thread& t, bool main_thread, std::int64_t a, std::int64_t
   const bool complete = chance(0.5);
   const std::uint32_t id = t.next_region++;
   const bool stays_open = may_stay_open && !complete && chance(0.15);
+  // A POSIX or stdio call's file id (0: none; 5 is named by no mark) and,
+  // for some reads, another call on the file; derived, not drawn.
+  const bool io_call = std::string_view(k.cat) == "POSIX" || std::string_view(k.cat) == "STDIO";
+  const auto file = static_cast<std::uint32_t>((b * 3 + id) % 6);
+  const Kind& call =
+      io_call && std::string_view(k.name) == "read" && id % 5 == 0 ? Kind{"POSIX", "lseek"} : k;
   if (!complete) {
-    Event e = make(EventKind::kBegin, k, a, t.tid);
+    Event e = make(EventKind::kBegin, call, a, t.tid);
     e.region_id = id;
+    if (io_call) e.value = file;
     push(t, e, a);
   }
   if (depth > 0 && b - a > 40) {
@@ -121,13 +132,14 @@ void Generator::region(Thread& t, bool main_thread, std::int64_t a, std::int64_t
     }
   }
   if (complete) {
-    Event e = make(EventKind::kComplete, k, a, t.tid);
+    Event e = make(EventKind::kComplete, call, a, t.tid);
     e.dur_ns = us(b - a);
-    // A read or write call recorded whole carries the bytes it moved (every
-    // other one: an agent that records none); derived, not drawn.
-    if ((std::string_view(k.cat) == "POSIX" || std::string_view(k.cat) == "STDIO") && id % 2 == 1) {
+    // A read or write call recorded whole carries the bytes it moved and its
+    // file (every other one: an agent that records none); derived, not drawn.
+    if (io_call && id % 2 == 1) {
       e.flags |= wire::kEventFlagCompleteValue;
       e.value = (b * 41 + id * 4099) % (1 << 20);
+      e.region_id = file;
     }
     push(t, e, b);
   } else if (!stays_open) {
@@ -192,6 +204,17 @@ void Generator::add_marks(Thread& t, std::int64_t end_us) {
       e.value = uni(1, 64);
       push(t, e, at);
     }
+  }
+}
+
+void Generator::name_files(Thread& t, int source, std::int64_t end_us) {
+  for (std::uint32_t f = 1; f <= 4; ++f) {
+    const std::int64_t at = f == 4 ? end_us / 2 : 0;
+    const std::string path =
+        "/data/" + std::to_string(f * static_cast<std::uint32_t>(source + 1) % 5);
+    Event e = make(EventKind::kMark, Kind{"posix_file", path.c_str()}, at, t.tid);
+    e.value = f;
+    push(t, e, at);
   }
 }
 
@@ -278,6 +301,7 @@ Scenario Generator::run() {
                      : static_cast<std::uint32_t>(s.info.pid * 10 + j);
       fill_thread(t, i == 0 && j == 0, s.end_us);
       if (i == 0 && j == 0) add_marks(t, s.end_us);
+      if (j == 0) name_files(t, i, s.end_us);
       s.threads.push_back(std::move(t));
     }
     sources.push_back(std::move(s));

@@ -44,9 +44,22 @@ BatchBuilder& BatchBuilder::correlated(std::uint32_t correlation) {
   return *this;
 }
 
+BatchBuilder& BatchBuilder::call(std::string_view cat, std::string_view name, std::int64_t ts,
+                                 std::int64_t dur, std::uint32_t file, std::int64_t bytes,
+                                 std::uint32_t tid) {
+  Event& e = add(EventKind::kComplete, cat, name, ts, tid);
+  e.dur_ns = dur;
+  e.flags |= wire::kEventFlagCompleteValue;
+  e.region_id = file;
+  e.value = bytes;
+  return *this;
+}
+
 BatchBuilder& BatchBuilder::begin(std::string_view cat, std::string_view name, std::int64_t ts,
-                                  std::uint32_t region_id, std::uint32_t tid) {
-  add(EventKind::kBegin, cat, name, ts, tid).region_id = region_id;
+                                  std::uint32_t region_id, std::uint32_t tid, std::int64_t value) {
+  Event& e = add(EventKind::kBegin, cat, name, ts, tid);
+  e.region_id = region_id;
+  e.value = value;
   return *this;
 }
 
@@ -61,6 +74,12 @@ BatchBuilder& BatchBuilder::end(std::int64_t ts, std::uint32_t region_id, std::u
 BatchBuilder& BatchBuilder::mark(std::string_view name, std::int64_t ts, std::int64_t value,
                                  std::uint32_t tid) {
   add(EventKind::kMark, "", name, ts, tid).value = value;
+  return *this;
+}
+
+BatchBuilder& BatchBuilder::file_name(std::string_view path, std::uint32_t file, std::int64_t ts,
+                                      std::uint32_t tid) {
+  add(EventKind::kMark, "posix_file", path, ts, tid).value = file;
   return *this;
 }
 

@@ -40,13 +40,21 @@ class BatchBuilder {
   // (wire::kEventFlagCorrelation), as the CUPTI source sends launch calls
   // and the work they launched.
   BatchBuilder& correlated(std::uint32_t correlation);
+  // A POSIX or stdio call timed whole, as libstallwatch_posix.so sends it:
+  // its bytes and file id (wire::kEventFlagCompleteValue).
+  BatchBuilder& call(std::string_view cat, std::string_view name, std::int64_t ts, std::int64_t dur,
+                     std::uint32_t file, std::int64_t bytes, std::uint32_t tid = 0);
+  // `value`: the BEGIN's payload (a POSIX call's file id).
   BatchBuilder& begin(std::string_view cat, std::string_view name, std::int64_t ts,
-                      std::uint32_t region_id, std::uint32_t tid = 0);
+                      std::uint32_t region_id, std::uint32_t tid = 0, std::int64_t value = 0);
   // `value`: the END's payload (wire::kEndLoopExhausted for a loop-ending wait).
   BatchBuilder& end(std::int64_t ts, std::uint32_t region_id, std::uint32_t tid = 0,
                     std::int64_t value = 0);
   BatchBuilder& mark(std::string_view name, std::int64_t ts, std::int64_t value,
                      std::uint32_t tid = 0);
+  // The mark naming file id `file` (cat posix_file, as libstallwatch_posix.so sends at open).
+  BatchBuilder& file_name(std::string_view path, std::uint32_t file, std::int64_t ts,
+                          std::uint32_t tid = 0);
   BatchBuilder& counter(std::string_view name, std::int64_t ts, std::int64_t value,
                         std::uint32_t tid = 0);
 

@@ -32,7 +32,7 @@ struct Rig {
         io_calls(IoCallNames::intern(n)),
         cuda_runtime(n.intern("cuda_runtime")),
         walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io, cuda_runtime,
-             launches) {}
+             launches, files, 16) {}
 
   static std::array<NameId, kGpuCounterCount> gpu_names(NameTable& n) {
     std::array<NameId, kGpuCounterCount> out{};
@@ -77,6 +77,7 @@ struct Rig {
   IoVolumeTracker io{10};
   NameId cuda_runtime = NameTable::kEmpty;
   LaunchTracker launches{10};
+  FileIoTracker files{10, 4};
   EventWalk walk;
   SourceTracker src;
 };

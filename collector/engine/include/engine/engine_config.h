@@ -67,6 +67,11 @@ struct EngineConfig {
   std::size_t max_sources_per_rank = 1024;  // at most 65535
   std::size_t max_open_regions_per_source = 4096;
   std::size_t max_steps_kept = 8192;  // per rank, for step-time percentiles
+  // Top files by I/O time (docs/api.md): files each finalized resolution
+  // cell keeps by name (the rest of the cell is one "other" row), and file
+  // names (posix_file marks) remembered per source.
+  std::size_t top_files_per_cell = 16;
+  std::size_t max_files_per_source = 4096;
   // Upper bounds of a per-rank histogram of finalized step durations
   // (FinalizedTotals::step_buckets), ascending; empty: none is kept.
   std::vector<std::int64_t> step_histogram_bounds_ns;

@@ -208,6 +208,27 @@ struct FinalizedTotals {
   std::vector<std::uint64_t> step_buckets;
 };
 
+// The I/O calls of one file (or of the other files) that ended in a window
+// (docs/api.md, "Top files by I/O time").
+struct FileIoEntry {
+  std::string path;
+  std::int64_t io_ns = 0;  // the calls' durations, summed
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t ops = 0;  // calls
+  bool operator==(const FileIoEntry&) const = default;
+};
+
+// A rank's files by I/O time over one configured window: at most
+// kTopFilesShown, most time first, and the rest summed in `other`.
+struct TopFiles {
+  static constexpr std::size_t kTopFilesShown = 10;
+  std::int64_t window_ns = 0;
+  std::vector<FileIoEntry> files;
+  FileIoEntry other;
+  bool operator==(const TopFiles&) const = default;
+};
+
 struct RankSnapshot {
   std::string job;
   std::int32_t rank = 0;
@@ -230,6 +251,9 @@ struct RankSnapshot {
   std::vector<ProcessSnapshot> processes;
   GpuCounters gpu_counters;
   FinalizedTotals finalized;
+  // Its top files by I/O time, one entry per configured window (not the
+  // totals), in windows order.
+  std::vector<TopFiles> top_files;
   // Its COMM calls within the timeline span, as the peer matching took them
   // (empty for a rank that never had COMM time). Not served: a collector
   // tree's head matches them across its nodes (summarize_job_with_peers()).

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "io_volume_tracker.h"
+
+namespace stallwatch::collector::detail {
+
+// The calls of one file, summed.
+struct FileIoSums {
+  std::int64_t io_ns = 0;
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t ops = 0;
+
+  void add(const FileIoSums& s) {
+    io_ns += s.io_ns;
+    read_bytes += s.read_bytes;
+    write_bytes += s.write_bytes;
+    ops += s.ops;
+  }
+};
+
+// A file as its calls name it: the rank's source index and the agent's file
+// id (the value of the source's posix_file marks).
+struct FileKey {
+  std::uint16_t source = 0;
+  std::uint32_t file = 0;
+  auto operator<=>(const FileKey&) const = default;
+};
+
+struct FileIoRow {
+  FileKey key;
+  FileIoSums sums;
+  bool other = false;  // the cell's files past its top, summed (key unused)
+};
+
+// The I/O calls of one rank per file, per resolution cell of the call's end
+// (docs/api.md, "Top files by I/O time"). EventWalk decides which calls count
+// (the same rule as their bytes: on time, not before the rank's start); this
+// only sums. Until WindowFinalizer finalizes a cell, it holds exact sums for
+// every file of the cell; a finalized cell keeps its `per_cell` files with
+// the most I/O time (ties: lower source index, then lower file id) and one
+// "other" row with the rest. Files are resolved to paths by the reader, not
+// here, so a name that arrives after its calls still counts.
+//
+// Memory: the pending cells (the lateness) hold one entry per file and cell;
+// the finalized ones at most per_cell + 1 rows for each cell of the history
+// that had a call (trim()).
+//
+// Single-threaded; owned by one RankTracker.
+class FileIoTracker {
+ public:
+  FileIoTracker(std::int64_t resolution_ns, std::size_t per_cell)
+      : res_(resolution_ns), per_cell_(per_cell) {}
+
+  // A call on `key` that ended at `end_ns` after `duration_ns`, moving
+  // `bytes` (negative: none) in `direction`.
+  void add(std::int64_t end_ns, FileKey key, std::int64_t duration_ns, IoDirection direction,
+           std::int64_t bytes);
+  // Finalizes the pending cells before `until_cell`: a cell before `from_cell`
+  // counts as `from_cell` (as the I/O volume does); cells before `keep_from`
+  // are outside every window and dropped.
+  void finalize(std::int64_t from_cell, std::int64_t until_cell, std::int64_t keep_from);
+  // Forgets finalized cells before `first_cell` (the history's first).
+  void trim(std::int64_t first_cell);
+
+  // Calls fn(const FileIoRow&) for each row of the cells [lo_cell, hi_cell):
+  // finalized cells' rows, then the pending cells' files (a pending cell
+  // before `pending_from` counts there).
+  template <class Fn>
+  void for_each_row(std::int64_t lo_cell, std::int64_t hi_cell, std::int64_t pending_from,
+                    Fn&& fn) const {
+    for (const auto& [cell, rows] : finalized_) {
+      if (cell < lo_cell) continue;
+      if (cell >= hi_cell) break;
+      for (const FileIoRow& r : rows)
+        fn(r);
+    }
+    for (const auto& [key, sums] : pending_) {
+      const std::int64_t cell = std::max(std::get<0>(key), pending_from);
+      if (cell >= hi_cell) break;
+      if (cell < lo_cell) continue;
+      fn(FileIoRow{FileKey{std::get<1>(key), std::get<2>(key)}, sums, false});
+    }
+  }
+
+  bool empty() const { return finalized_.empty() && pending_.empty(); }
+  std::size_t pending() const { return pending_.size(); }
+  std::size_t finalized_rows() const;
+  std::size_t bytes() const;
+
+ private:
+  std::int64_t res_;
+  std::size_t per_cell_;
+  std::map<std::tuple<std::int64_t, std::uint16_t, std::uint32_t>, FileIoSums> pending_;
+  std::deque<std::pair<std::int64_t, std::vector<FileIoRow>>> finalized_;  // by cell
+};
+
+}  // namespace stallwatch::collector::detail
