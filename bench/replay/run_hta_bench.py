@@ -35,7 +35,9 @@ Runs, each a separate process:
 Wall time is from start to exit; peak RSS is wait4's ru_maxrss: the largest
 resident set of the process and of its waited-for children (HTA parses two or
 more ranks in a pool of worker processes; their memory is not added up, so
-HTA's figure is a lower bound when it forks). Memory ratio = HTA / stallwatch
+HTA's figure is a lower bound when it forks). Linux also counts the bench's
+own resident set before exec (about 15 MB: `analyze --help` reads so), so a
+figure at that level is a floor, not the program's. Memory ratio = HTA / stallwatch
 peak RSS, speed ratio = HTA / stallwatch wall time. The machine's other load is
 not controlled: run it on a quiet one for figures to quote.
 
