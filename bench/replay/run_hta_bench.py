@@ -74,9 +74,9 @@ FLOOR = (
 HTA_CALLS = {
     "load": "",
     "temporal breakdown": "a.get_temporal_breakdown(visualize=False)",
-    "idle time breakdown": (
-        "a.get_idle_time_breakdown(ranks=ranks, visualize=False, show_idle_interval_stats=True)"
-    ),
+    # HTA's default (no interval statistics): stallwatch gives the per-stream,
+    # per-category sums, not HTA's describe() of the intervals.
+    "idle time breakdown": "a.get_idle_time_breakdown(ranks=ranks, visualize=False)",
     "comm/comp overlap": "a.get_comm_comp_overlap(visualize=False)",
     "kernel breakdown": "a.get_gpu_kernel_breakdown(visualize=False)",
     "launch stats": "a.get_cuda_kernel_launch_stats(ranks=ranks, visualize=False)",
