@@ -358,6 +358,11 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
             std::string::npos);
   EXPECT_NE(head.daemon->get("/metrics").body.find("stallwatch_tree_series_fetch_failures_total 2"),
             std::string::npos);
+  // Logged once, however often it was asked.
+  const std::string log = head.daemon->log();
+  const std::string logged = "cannot fetch the series from node 'node-b'";
+  ASSERT_NE(log.find(logged), std::string::npos) << log;
+  EXPECT_EQ(log.find(logged, log.find(logged) + 1), std::string::npos) << log;
   // The top reached the head: nothing failed there.
   EXPECT_EQ(get_json(*top.daemon, "/api/v1/status")["tree"]["series_fetch_failures"], 0);
 }

@@ -318,9 +318,18 @@ std::optional<RemoteSeries> TreeLink::remote_series(std::string_view job, std::s
     if (got[i]) {
       series_fetches_.fetch_add(1, std::memory_order_relaxed);
       parts.push_back({&*got[i], nodes[i].clock_offset_ns});
+      std::lock_guard lock(failure_mutex_);
+      if (auto it = series_failing_.find(nodes[i].node); it != series_failing_.end()) {
+        spdlog::info("node '{}' gives its series again", nodes[i].node);
+        series_failing_.erase(it);
+      }
     } else {
       series_failures_.fetch_add(1, std::memory_order_relaxed);
-      keep_failure(last_series_failure_, errors[i]);
+      std::lock_guard lock(failure_mutex_);
+      std::string& last = series_failing_[nodes[i].node];
+      if (last != errors[i]) spdlog::warn("{}", errors[i]);
+      last = errors[i];
+      last_series_failure_ = errors[i];
       out.failed_nodes.emplace_back(nodes[i].node, errors[i]);
     }
     out.failed_nodes.insert(out.failed_nodes.end(), below[i].begin(), below[i].end());

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -99,6 +100,9 @@ class TreeLink {
   mutable std::atomic<std::uint64_t> series_fetches_{0};
   mutable std::atomic<std::uint64_t> series_failures_{0};
   mutable std::string last_series_failure_;  // failure_mutex_
+  // Per node, why its series last failed, until it gives one again: each
+  // outage is logged once, however often the page asks.
+  mutable std::map<std::string, std::string, std::less<>> series_failing_;  // failure_mutex_
 };
 
 // Whether the tree needs the daemon's CURVE key pair.
