@@ -14,8 +14,8 @@ namespace {
 constexpr double kNanosPerSecond = 1e9;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// An array of numbers, null as NaN.
-bool read_values(simdjson::dom::element e, std::vector<double>& out) {
+// An array of numbers, null as NaN; false for anything else or a missing field.
+bool read_values(simdjson::simdjson_result<simdjson::dom::element> e, std::vector<double>& out) {
   simdjson::dom::array a;
   if (e.get_array().get(a) != simdjson::SUCCESS) return false;
   out.clear();
