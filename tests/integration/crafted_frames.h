@@ -37,7 +37,7 @@ struct CraftedBatch {
   std::int64_t comm_dur_ns = 0;
   // Non-empty: the file is named (a posix_file mark) and read, 4096 bytes
   // in 10 ms, 5 ms into the fetch.
-  std::string file_path;
+  std::string file_path = {};
 };
 Frame encode_batch(const CraftedBatch& batch);
 

@@ -101,8 +101,10 @@ void keep_ranks(Series& series, std::span<const std::int32_t> ranks) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < series.ranks.size(); ++i) {
     if (!std::binary_search(ranks.begin(), ranks.end(), series.ranks[i])) continue;
-    series.ranks[kept] = series.ranks[i];
-    if (i < series.values.size()) series.values[kept] = std::move(series.values[i]);
+    if (kept != i) {  // a vector moved onto itself would be left empty
+      series.ranks[kept] = series.ranks[i];
+      if (i < series.values.size()) series.values[kept] = std::move(series.values[i]);
+    }
     ++kept;
   }
   series.ranks.resize(kept);

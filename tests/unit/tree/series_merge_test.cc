@@ -109,6 +109,16 @@ TEST(SeriesMerge, KeepsOnlyTheGivenRanks) {
   expect_values(s.values[1], {5, 6});
 }
 
+TEST(SeriesMerge, KeepingEveryRankKeepsTheirValues) {
+  Series s = series_of(10 * kS, 2, {{0, {1, 2}}, {1, {3, 4}}});
+  const std::vector<std::int32_t> keep = {0, 1};
+  keep_ranks(s, keep);
+  EXPECT_EQ(s.ranks, (std::vector<std::int32_t>{0, 1}));
+  ASSERT_EQ(s.values.size(), 2u);
+  expect_values(s.values[0], {1, 2});
+  expect_values(s.values[1], {3, 4});
+}
+
 // The head's rank 1 ends at 10 s; node a (clock as the head's) has ranks 0
 // and 3 and ends a step later; node b's clock is 90 s ahead and its grid
 // ends at 100.1 s (10.1 s on the head's clock), its rank 2 two steps short.
