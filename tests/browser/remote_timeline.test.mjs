@@ -4,7 +4,8 @@
 // peers.test.mjs) reports to a head over a local plaintext tree endpoint.
 // The head's page opens rank 0, whose timeline the head fetches from the
 // node on demand; the page draws it, and what it draws is the node's own
-// timeline: its regions, and its waits for the peer.
+// timeline: its regions, and its waits for the peer. Its charts' series
+// come from the node too.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium, WatchedPage } from './chromium.mjs';
@@ -87,14 +88,13 @@ describe('a tree head\'s dashboard draws a remote rank\'s timeline from its node
     });
     console.log(`rank 0 at the head: ${tl.regions} regions and ${tl.classes.peer_wait} waits drawn; `
       + `the node has ${own.regions.length} and ${own.peer_waits.length}`);
-    // The head's /series covers its local ranks only (docs/api.md, "Collector
-    // tree"): for a job whose ranks are all remote it answers 404, which the
-    // page's charts report. Any other console error fails.
-    const seriesOfRemoteJob = (p) => {
-      const line = `${p.text} ${p.url ?? ''}`;
-      return line.includes(`/api/v1/jobs/${kJob}/series?`) && line.includes('404');
-    };
-    assert.deepEqual(view.unexpected(seriesOfRemoteJob), [], 'no other console errors');
+    // The charts' series of this job, whose ranks are all the node's, come
+    // from the node through the head: both ranks, and no console error.
+    const series = await head.getJson(`${kJobPath}/series?metric=data_stall_ratio&window=5s&seconds=${kSpan}`);
+    assert.deepEqual(series.ranks.map((r) => r.rank), [0, 1]);
+    assert.deepEqual(series.failed_nodes, []);
+    assert.ok(series.mean.some((v) => v !== null), JSON.stringify(series.mean));
+    assert.deepEqual(view.unexpected(), [], 'no console errors');
     await view.screenshot('tree-head-remote-timeline', { fullPage: true });
   });
 });

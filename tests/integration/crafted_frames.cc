@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "crafted_frames.h"
 
+#include <stallwatch/event_flags.h>
 #include <stallwatch/protocol.h>
 #include <zmq.h>
 
@@ -74,6 +75,12 @@ Frame encode_batch(const CraftedBatch& in) {
   add(t, 0, EventKind::kCounter, "pipeline", "batch_size", 16);
   add(t, 40 * kMs, EventKind::kComplete, "dataloader", "fetch.iter", 0);
   add(t + 40 * kMs, 50 * kMs, EventKind::kComplete, "compute", "forward", 0);
+  if (!in.file_path.empty()) {
+    add(t, 0, EventKind::kMark, "posix_file", in.file_path.c_str(), 3);
+    add(t + 5 * kMs, 10 * kMs, EventKind::kComplete, "POSIX", "read", 4096);
+    batch.events.back().flags |= wire::kEventFlagCompleteValue;
+    batch.events.back().region_id = 3;
+  }
   if (in.comm_dur_ns > 0) {
     add(t + in.comm_start_ns, in.comm_dur_ns, EventKind::kComplete, "comm", "all_reduce", 1 << 20);
   }

@@ -6,7 +6,8 @@
 // by field. A node that dies turns its ranks silent at the head and comes
 // back; a head that dies costs its nodes nothing but counted unsent reports;
 // a remote rank's timeline comes from its node, over https when the node
-// serves TLS; a nested head forwards.
+// serves TLS; a nested head forwards; a job's series and its ranks' top files
+// at a head are its nodes'.
 
 #include <gtest/gtest.h>
 #include <stallwatch/curve_key.h>
@@ -114,8 +115,9 @@ std::unique_ptr<DaemonProcess> start_node(const Head& head, const std::string& f
 // it 20..50 ms into the step and rank 3 (slow) 90..98 ms in, so the others
 // wait for rank 3 for their whole call. The 40 ms between them keep the
 // matching exact whatever each collector's clock estimate (a few ms here).
+// With `files`: each rank reads its own shard (top files).
 std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_seq,
-                                                bool collective = false) {
+                                                bool collective = false, bool files = false) {
   std::vector<std::vector<Frame>> out(4);
   const std::int64_t now = wall_clock_ns();
   for (int i = 0; i < count; ++i) {
@@ -130,10 +132,34 @@ std::vector<std::vector<Frame>> crafted_batches(int count, std::uint64_t first_s
         b.comm_start_ns = (rank == 3 ? 90 : 20) * kMs;
         b.comm_dur_ns = (rank == 3 ? 8 : 30) * kMs;
       }
+      if (files) b.file_path = "/data/shard-" + std::to_string(rank) + ".bin";
       out[static_cast<std::size_t>(rank)].push_back(encode_batch(b));
     }
   }
   return out;
+}
+
+json series_of(const DaemonProcess& daemon, const std::string& query) {
+  return get_json(daemon, std::string("/api/v1/jobs/") + kJob + "/series?" + query);
+}
+
+// Series of the job over several metrics and windows, 30 s of them.
+const std::vector<std::string> kSeriesQueries = {
+    "metric=data_stall_ratio&window=2s&seconds=30",
+    "metric=steps_per_second&window=5s&seconds=30",
+    "metric=fetch_seconds&window=total&seconds=30",
+};
+
+// Points of `series` with a value for every rank.
+std::size_t full_points(const json& series) {
+  std::size_t n = 0;
+  for (std::size_t p = 0; p < series["t"].size(); ++p) {
+    bool all = true;
+    for (const json& r : series["ranks"])
+      all = all && r["values"][p].is_number();
+    n += all ? 1 : 0;
+  }
+  return n;
 }
 
 json peer_waits_of(const DaemonProcess& daemon, int rank) {
@@ -159,7 +185,10 @@ for = "0s"
 // 0 and 1 are on node A (2 on B): the head matches the collectives across
 // the nodes, so every rank's row (peer_wait_seconds and verdicts included),
 // the job's held_back and each timeline's peer_waits equal the single
-// collector's, and the head's JobHeldBack rule fires.
+// collector's, and the head's JobHeldBack rule fires. Each rank reads a file
+// of its own: its top files at the heads are its node's. The job's series at
+// both heads are the single collector's, rank by rank and point by point;
+// with node B down, they keep node A's ranks and name node B.
 TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem) {
   TempDir dir;
   Head top(dir.path() + "/top");
@@ -175,7 +204,7 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
   FramePusher to_single(single.tcp_endpoint());
   FramePusher to_a(node_a->tcp_endpoint());
   FramePusher to_b(node_b->tcp_endpoint());
-  const auto batches = crafted_batches(12, 0, true);
+  const auto batches = crafted_batches(12, 0, true, true);
   for (std::size_t i = 0; i < batches[0].size(); ++i) {
     for (int rank = 0; rank < 4; ++rank) {
       const Frame& f = batches[static_cast<std::size_t>(rank)][i];
@@ -204,6 +233,11 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(at_head[i], expected[i]) << "rank " << i;
     EXPECT_EQ(at_top[i], expected[i]) << "rank " << i;
+    // Top files travel in the reports: each rank's own shard, as its node has it.
+    const json files = at_top[i]["top_files"]["5s"]["files"];
+    ASSERT_EQ(files.size(), 1u) << at_top[i]["top_files"].dump();
+    EXPECT_EQ(files[0]["path"], "/data/shard-" + std::to_string(i) + ".bin");
+    EXPECT_EQ(files[0]["ops"], 12);
   }
   // Sums over the ranks are exact; the nodes are heard and nothing refused.
   json job = get_json(*head.daemon, std::string("/api/v1/jobs/") + kJob);
@@ -263,6 +297,74 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
   ASSERT_TRUE(proxied.is_object() && own.is_object()) << from_head.body;
   EXPECT_FALSE(proxied["regions"].empty());
   EXPECT_EQ(proxied["regions"], own["regions"]);
+
+  // The job's series: the head has no rank of its own and asks nodes A and
+  // B; the top asks the head. Both answer the single collector's series.
+  for (const std::string& q : kSeriesQueries) {
+    json want;
+    json mid;
+    json at;
+    EXPECT_TRUE(wait_until(
+        [&] {
+          want = series_of(single, q);
+          mid = series_of(*head.daemon, q);
+          at = series_of(*top.daemon, q);
+          return want.is_object() && mid == want && at == want;
+        },
+        10s, 100ms))
+        << q << "\nsingle: " << want.dump() << "\nhead: " << mid.dump() << "\ntop: " << at.dump();
+    ASSERT_TRUE(want.is_object()) << q;
+    ASSERT_EQ(want["ranks"].size(), 4u) << q;
+    EXPECT_GE(full_points(want), 10u) << q << ": " << want.dump();
+    for (const json* got : {&mid, &at}) {
+      EXPECT_EQ((*got)["t"], want["t"]) << q;
+      for (std::size_t r = 0; r < 4; ++r)
+        EXPECT_EQ((*got)["ranks"][r], want["ranks"][r]) << q << " rank " << r;
+      EXPECT_EQ((*got)["mean"], want["mean"]) << q;
+      EXPECT_EQ((*got)["max"], want["max"]) << q;
+      EXPECT_EQ((*got)["failed_nodes"], json::array()) << q;
+    }
+  }
+  json tree = get_json(*head.daemon, "/api/v1/status")["tree"];
+  EXPECT_EQ(tree["series_fetch_failures"], 0) << tree.dump();
+
+  // Node B goes down: the head answers with node A's ranks, names node B
+  // and counts it; the top passes node B's failure on.
+  node_b->stop(9);
+  const std::string q = kSeriesQueries[0];
+  const json want = series_of(single, q);
+  for (const DaemonProcess* d : {head.daemon.get(), top.daemon.get()}) {
+    const json got = series_of(*d, q);
+    ASSERT_TRUE(got.is_object())
+        << d->get(std::string("/api/v1/jobs/") + kJob + "/series?" + q).body;
+    ASSERT_EQ(got["ranks"].size(), 2u) << got.dump();
+    EXPECT_EQ(got["ranks"][0], want["ranks"][0]);
+    EXPECT_EQ(got["ranks"][1], want["ranks"][1]);
+    ASSERT_EQ(got["failed_nodes"].size(), 1u) << got.dump();
+    EXPECT_EQ(got["failed_nodes"][0]["node"], "node-b");
+    EXPECT_NE(got["failed_nodes"][0]["error"].get<std::string>().find(
+                  "cannot fetch the series from node 'node-b' at http://"),
+              std::string::npos)
+        << got.dump();
+  }
+  EXPECT_TRUE(wait_until(
+      [&] {
+        tree = get_json(*head.daemon, "/api/v1/status")["tree"];
+        return tree["series_fetch_failures"] == 2;
+      },
+      5s, 50ms))
+      << tree.dump();
+  EXPECT_NE(tree["last_series_failure"].get<std::string>().find("node 'node-b'"),
+            std::string::npos);
+  EXPECT_NE(head.daemon->get("/metrics").body.find("stallwatch_tree_series_fetch_failures_total 2"),
+            std::string::npos);
+  // Logged once, however often it was asked.
+  const std::string log = head.daemon->log();
+  const std::string logged = "cannot fetch the series from node 'node-b'";
+  ASSERT_NE(log.find(logged), std::string::npos) << log;
+  EXPECT_EQ(log.find(logged, log.find(logged) + 1), std::string::npos) << log;
+  // The top reached the head: nothing failed there.
+  EXPECT_EQ(get_json(*top.daemon, "/api/v1/status")["tree"]["series_fetch_failures"], 0);
 }
 
 TEST(TreeTest, LostNodeTurnsSilentAndResumesAndALostHeadCostsNodesNothing) {

@@ -40,4 +40,11 @@ std::optional<RemoteTimeline> EngineHost::remote_timeline(std::string_view job, 
   return tree_->remote_timeline(job, rank, seconds);
 }
 
+std::optional<RemoteSeries> EngineHost::remote_series(std::string_view job, std::string_view metric,
+                                                      std::string_view window, std::int64_t seconds,
+                                                      const Series* local) const {
+  if (tree_ == nullptr) return std::nullopt;
+  return tree_->remote_series(job, metric, window, seconds, local);
+}
+
 }  // namespace stallwatch::collector

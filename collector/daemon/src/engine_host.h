@@ -33,7 +33,7 @@ class EngineHost final : public ApiBackend {
   Engine& engine() { return engine_; }
 
   void publish(std::shared_ptr<const PublishedState> state);
-  // The collector tree, asked for the timelines of remote ranks; set before
+  // The collector tree, asked for the timelines and series of remote ranks; set before
   // the HTTP server starts, outlives it.
   void set_tree(const TreeLink* tree) { tree_ = tree; }
 
@@ -44,6 +44,9 @@ class EngineHost final : public ApiBackend {
                                std::int64_t window_ns, std::int64_t span_ns) const override;
   std::optional<RemoteTimeline> remote_timeline(std::string_view job, std::int32_t rank,
                                                 std::int64_t seconds) const override;
+  std::optional<RemoteSeries> remote_series(std::string_view job, std::string_view metric,
+                                            std::string_view window, std::int64_t seconds,
+                                            const Series* local) const override;
 
  private:
   mutable std::mutex mutex_;

@@ -5,11 +5,13 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 
 #include "http_client/http_client.h"
 #include "ingest_loop.h"
 #include "keys/key_files.h"
+#include "tree/series_merge.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -158,9 +160,52 @@ void TreeLink::fill(TreeStatus& s) const {
     s.last_rejection = std::move(r.last_rejection);
     s.timelines_fetched = timeline_fetches_.load(std::memory_order_relaxed);
     s.timeline_fetch_failures = timeline_failures_.load(std::memory_order_relaxed);
+    s.series_fetched = series_fetches_.load(std::memory_order_relaxed);
+    s.series_fetch_failures = series_failures_.load(std::memory_order_relaxed);
     std::lock_guard lock(failure_mutex_);
     s.last_timeline_failure = last_timeline_failure_;
+    s.last_series_failure = last_series_failure_;
   }
+}
+
+struct TreeLink::Fetched {
+  std::string base;  // the node's base URL, with its scheme
+  HttpResponse response;
+};
+
+TreeLink::Fetched TreeLink::fetch(const std::string& address, const std::string& target,
+                                  std::chrono::milliseconds timeout) const {
+  Fetched f;
+  // Nodes older than the scheme in their address serve plain http.
+  f.base = address.find("://") == std::string::npos ? "http://" + address : address;
+  HttpRequest request;
+  request.url = f.base + target;
+  if (!token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + token_);
+  request.tls.ca_file = config_.tree.node_ca_file;
+  request.timeout = timeout;
+  request.connect_timeout = std::min(request.connect_timeout, timeout);
+  request.user_agent = "stallwatchd";
+  f.response = http_request(request);
+  return f;
+}
+
+std::string TreeLink::failure(std::string_view what, const std::string& node,
+                              const Fetched& f) const {
+  const HttpResponse& r = f.response;
+  const std::string why = r.answered() ? "it answered HTTP " + std::to_string(r.status) : r.error;
+  std::string message = std::string(what) + " from node '" + node + "' at " + f.base + ": " + why;
+  if (r.tls_failure && config_.tree.node_ca_file.empty()) {
+    message += " (a node with its own CA needs [tree] node_ca_file)";
+  } else if (r.status == 401) {
+    message += " (the node takes another token: [tree] node_token_file)";
+  }
+  return message;
+}
+
+void TreeLink::keep_failure(std::string& last, const std::string& message) const {
+  std::lock_guard lock(failure_mutex_);
+  if (message != last) spdlog::warn("{}", message);
+  last = message;
 }
 
 std::optional<RemoteTimeline> TreeLink::remote_timeline(std::string_view job, std::int32_t rank,
@@ -168,40 +213,140 @@ std::optional<RemoteTimeline> TreeLink::remote_timeline(std::string_view job, st
   if (!remote_) return std::nullopt;
   auto owner = remote_->owner(job, rank);
   if (!owner) return std::nullopt;
-  // Nodes older than the scheme in their address serve plain http.
-  const std::string base =
-      owner->address.find("://") == std::string::npos ? "http://" + owner->address : owner->address;
-  HttpRequest request;
-  request.url = base + "/api/v1/jobs/" + percent_encode(job) + "/ranks/" + std::to_string(rank) +
-                "/timeline?seconds=" + std::to_string(seconds);
-  if (!token_.empty()) request.headers.emplace_back("Authorization", "Bearer " + token_);
-  request.tls.ca_file = config_.tree.node_ca_file;
-  request.timeout = std::chrono::milliseconds(3000);
-  request.user_agent = "stallwatchd";
-  HttpResponse response = http_request(request);
-  if (response.ok()) {
+  Fetched f = fetch(owner->address,
+                    "/api/v1/jobs/" + percent_encode(job) + "/ranks/" + std::to_string(rank) +
+                        "/timeline?seconds=" + std::to_string(seconds),
+                    std::chrono::milliseconds(3000));
+  if (f.response.ok()) {
     timeline_fetches_.fetch_add(1, std::memory_order_relaxed);
-    return RemoteTimeline{200, std::move(response.body)};
+    return RemoteTimeline{200, std::move(f.response.body)};
   }
-  if (response.status == 404)
+  if (f.response.status == 404)
     return RemoteTimeline{404, "rank " + std::to_string(rank) + " of job '" + std::string(job) +
                                    "' not found on node '" + owner->node + "'"};
-  const std::string why =
-      response.answered() ? "it answered HTTP " + std::to_string(response.status) : response.error;
-  std::string message =
-      "cannot fetch the timeline from node '" + owner->node + "' at " + base + ": " + why;
-  if (response.tls_failure && config_.tree.node_ca_file.empty()) {
-    message += " (a node with its own CA needs [tree] node_ca_file)";
-  } else if (response.status == 401) {
-    message += " (the node takes another token: [tree] node_token_file)";
-  }
+  std::string message = failure("cannot fetch the timeline", owner->node, f);
   timeline_failures_.fetch_add(1, std::memory_order_relaxed);
-  {
-    std::lock_guard lock(failure_mutex_);
-    if (message != last_timeline_failure_) spdlog::warn("{}", message);
-    last_timeline_failure_ = message;
-  }
+  keep_failure(last_timeline_failure_, message);
   return RemoteTimeline{502, std::move(message)};
+}
+
+std::optional<Series> TreeLink::node_series(
+    const RemoteRanks::NodeRanks& node, const std::string& target,
+    std::chrono::steady_clock::time_point deadline,
+    std::vector<std::pair<std::string, std::string>>& failed, std::string& error) const {
+  const std::string what = "cannot fetch the series from node '" + node.node + "'";
+  if (node.address.empty()) {
+    error = what + ": it reports no API address ([upstream] advertise_http)";
+    return std::nullopt;
+  }
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  if (left < std::chrono::milliseconds(100)) {
+    error = what + ": not asked, the head's " + std::to_string(kSeriesBudget.count() / 1000) +
+            " s for a series ran out on its other nodes";
+    return std::nullopt;
+  }
+  Fetched f = fetch(node.address, target, std::min(left, std::chrono::milliseconds(3000)));
+  if (!f.response.ok()) {
+    error = failure("cannot fetch the series", node.node, f);
+    return std::nullopt;
+  }
+  NodeSeries answer;
+  if (std::string why = parse_series_json(f.response.body, answer); !why.empty()) {
+    error = what + " at " + f.base + ": its answer is not a series: " + why;
+    return std::nullopt;
+  }
+  const std::int64_t res = config_.engine.resolution_ns;
+  if (answer.series.step_ns != res) {
+    error = what + " at " + f.base + ": it charts one point every " +
+            std::to_string(static_cast<double>(answer.series.step_ns) / 1e9) +
+            " s, this head every " + std::to_string(static_cast<double>(res) / 1e9) +
+            " s ([engine] resolution)";
+    return std::nullopt;
+  }
+  failed.insert(failed.end(), answer.failed_nodes.begin(), answer.failed_nodes.end());
+  keep_ranks(answer.series, node.ranks);
+  return std::move(answer.series);
+}
+
+std::optional<RemoteSeries> TreeLink::remote_series(std::string_view job, std::string_view metric,
+                                                    std::string_view window, std::int64_t seconds,
+                                                    const Series* local) const {
+  if (!remote_) return std::nullopt;
+  std::vector<RemoteRanks::NodeRanks> nodes = remote_->job_nodes(job);
+  // A local rank wins over a remote one: a node whose ranks are all local
+  // is not asked.
+  if (local != nullptr) {
+    for (RemoteRanks::NodeRanks& n : nodes) {
+      std::erase_if(n.ranks, [&](std::int32_t r) {
+        return std::find(local->ranks.begin(), local->ranks.end(), r) != local->ranks.end();
+      });
+    }
+  }
+  std::erase_if(nodes, [](const RemoteRanks::NodeRanks& n) { return n.ranks.empty(); });
+  if (nodes.empty()) return std::nullopt;
+
+  // A node's grid may end a few steps before the head's: ask for a little
+  // more, so that the head's first points have its values too.
+  constexpr std::int64_t kMarginSeconds = 10;
+  const std::string target =
+      "/api/v1/jobs/" + percent_encode(job) + "/series?metric=" + percent_encode(metric) +
+      "&window=" + percent_encode(window) + "&seconds=" + std::to_string(seconds + kMarginSeconds);
+  const auto deadline = std::chrono::steady_clock::now() + kSeriesBudget;
+  std::vector<std::optional<Series>> got(nodes.size());
+  std::vector<std::string> errors(nodes.size());
+  std::vector<std::vector<std::pair<std::string, std::string>>> below(nodes.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < nodes.size(); i = next++)
+      got[i] = node_series(nodes[i], target, deadline, below[i], errors[i]);
+  };
+  if (nodes.size() == 1) {
+    work();
+  } else {
+    std::vector<std::thread> fetchers;
+    for (std::size_t i = 0; i < std::min(nodes.size(), kSeriesFetchers); ++i)
+      fetchers.emplace_back(work);
+    for (std::thread& t : fetchers)
+      t.join();
+  }
+
+  RemoteSeries out;
+  std::vector<SeriesPart> parts;
+  if (local != nullptr) parts.push_back({local, 0});
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (got[i]) {
+      series_fetches_.fetch_add(1, std::memory_order_relaxed);
+      parts.push_back({&*got[i], nodes[i].clock_offset_ns});
+      std::lock_guard lock(failure_mutex_);
+      if (auto it = series_failing_.find(nodes[i].node); it != series_failing_.end()) {
+        spdlog::info("node '{}' gives its series again", nodes[i].node);
+        series_failing_.erase(it);
+      }
+    } else {
+      series_failures_.fetch_add(1, std::memory_order_relaxed);
+      std::lock_guard lock(failure_mutex_);
+      std::string& last = series_failing_[nodes[i].node];
+      if (last != errors[i]) spdlog::warn("{}", errors[i]);
+      last = errors[i];
+      last_series_failure_ = errors[i];
+      out.failed_nodes.emplace_back(nodes[i].node, errors[i]);
+    }
+    out.failed_nodes.insert(out.failed_nodes.end(), below[i].begin(), below[i].end());
+  }
+  const std::int64_t res = config_.engine.resolution_ns;
+  const std::int64_t points =
+      std::clamp<std::int64_t>(seconds * 1'000'000'000 / res, 1, config_.engine.history_ns / res);
+  auto merged = merge_series(parts, res, points);
+  if (!merged) {
+    out.status = 502;
+    out.error = "no series of job '" + std::string(job) + "': no node that owns its ranks gave one";
+    for (const auto& [node, error] : out.failed_nodes)
+      out.error += "; " + error;
+    return out;
+  }
+  out.series = std::move(*merged);
+  return out;
 }
 
 }  // namespace stallwatch::collector

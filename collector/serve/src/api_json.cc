@@ -102,6 +102,9 @@ void write_tree_status(JsonWriter& w, const TreeStatus& t) {
   w.key("timelines_fetched").integer(t.timelines_fetched);
   w.key("timeline_fetch_failures").integer(t.timeline_fetch_failures);
   w.key("last_timeline_failure").string(t.last_timeline_failure);
+  w.key("series_fetched").integer(t.series_fetched);
+  w.key("series_fetch_failures").integer(t.series_fetch_failures);
+  w.key("last_series_failure").string(t.last_series_failure);
   w.end_object();
 }
 
@@ -352,7 +355,8 @@ std::string with_peer_waits(std::string body, const std::vector<PeerWaitSpan>& w
   return body;
 }
 
-std::string series_json(const Series& s, std::string_view window) {
+std::string series_json(const Series& s, std::string_view window,
+                        const std::vector<std::pair<std::string, std::string>>& failed_nodes) {
   constexpr double kNanosPerSecond = 1e9;
   std::string out;
   JsonWriter w(out);
@@ -382,6 +386,10 @@ std::string series_json(const Series& s, std::string_view window) {
   write_values(s.mean);
   w.key("max");
   write_values(s.max);
+  w.key("failed_nodes").begin_array();
+  for (const auto& [node, error] : failed_nodes)
+    w.begin_object().key("node").string(node).key("error").string(error).end_object();
+  w.end_array();
   w.end_object();
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/engine.h"
@@ -24,7 +25,9 @@ std::string status_json(const PublishedState& state, const SnapshotJson& view,
 
 // `rank` (may be null) gives each thread's process role.
 std::string timeline_json(const Timeline& timeline, const RankSnapshot* rank);
-std::string series_json(const Series& series, std::string_view window);
+// `failed_nodes`: (node, why) of the nodes whose ranks are missing (a tree head).
+std::string series_json(const Series& series, std::string_view window,
+                        const std::vector<std::pair<std::string, std::string>>& failed_nodes = {});
 
 // A node's timeline JSON (timeline_json() of the node's daemon) with its
 // "peer_waits" (the last key, matched over the node's ranks only) replaced

@@ -84,6 +84,9 @@ void write_daemon_families(Exposition& e, const PublishedState& state, const Ser
            "Remote ranks' timelines this head could not fetch from their nodes.");
   e.sample("stallwatch_tree_timeline_fetch_failures_total", {},
            as_double(t.timeline_fetch_failures));
+  e.family("stallwatch_tree_series_fetch_failures_total", "counter",
+           "Nodes that did not give this head their ranks' series of a job.");
+  e.sample("stallwatch_tree_series_fetch_failures_total", {}, as_double(t.series_fetch_failures));
   e.family("stallwatch_tree_nodes", "gauge", "Nodes this head hears from.");
   e.sample("stallwatch_tree_nodes", {}, as_double(t.nodes));
   e.family("stallwatch_tree_remote_ranks", "gauge", "Ranks this head holds from its nodes.");

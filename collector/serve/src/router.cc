@@ -225,7 +225,17 @@ HttpResponse Router::series(std::string_view job_segment, std::string_view query
   if (!seconds) return error(400, "query parameter 'seconds' must be a positive integer");
 
   if (snap.find_job(*job) == nullptr) return error(404, "job " + quoted(*job) + " not found");
-  const auto series = backend_.series(*job, *metric, *window_ns, *seconds * kNsPerSecond);
+  auto series = backend_.series(*job, *metric, *window_ns, *seconds * kNsPerSecond);
+  // At a tree head, the ranks its nodes own come from them.
+  auto remote =
+      backend_.remote_series(*job, *metric, *window, *seconds, series ? &*series : nullptr);
+  if (remote && remote->status != 200) {
+    return error(static_cast<unsigned>(remote->status), remote->error);
+  }
+  if (remote) {
+    remote->series.window_ns = *window_ns;
+    return json(series_json(remote->series, *window, remote->failed_nodes));
+  }
   if (!series) return error(404, "no series for job " + quoted(*job));
   return json(series_json(*series, *window));
 }

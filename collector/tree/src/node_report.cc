@@ -25,7 +25,9 @@ concept Visited = requires {
 // their elements, structs as their field lists.
 class Writer {
  public:
-  explicit Writer(std::vector<std::uint8_t>& out) : out_(out) {}
+  Writer(std::vector<std::uint8_t>& out, std::uint16_t version) : out_(out), version_(version) {}
+
+  std::uint16_t version() const { return version_; }
 
   template <class T>
   void operator()(const T& v) {
@@ -60,6 +62,7 @@ class Writer {
   }
 
   std::vector<std::uint8_t>& out_;
+  std::uint16_t version_;
 };
 
 // Reads what Writer wrote; the first problem is kept in error() and every
@@ -70,6 +73,8 @@ class Reader {
 
   const std::string& error() const { return error_; }
   bool at_end() const { return pos_ == in_.size(); }
+  std::uint16_t version() const { return version_; }
+  void set_version(std::uint16_t version) { version_ = version; }
 
   template <class T>
   void operator()(T& v) {
@@ -132,13 +137,14 @@ class Reader {
   std::span<const std::uint8_t> in_;
   std::size_t pos_ = 0;
   std::string error_;
+  std::uint16_t version_ = kReportVersion;
 };
 
 std::vector<std::uint8_t> header(const Snapshot& s, const std::string& node,
-                                 const std::string& http_address) {
+                                 const std::string& http_address, std::uint16_t version) {
   std::vector<std::uint8_t> out(kMagic.begin(), kMagic.end());
-  Writer w(out);
-  w(kReportVersion), w(node), w(http_address), w(s.tick), w(s.now_ns), w(s.windows_ns);
+  Writer w(out, version);
+  w(version), w(node), w(http_address), w(s.tick), w(s.now_ns), w(s.windows_ns);
   return out;
 }
 
@@ -152,8 +158,8 @@ void finish(std::vector<std::uint8_t>& frame, std::size_t count_at, std::uint32_
 std::vector<std::vector<std::uint8_t>> encode_reports(const Snapshot& snapshot,
                                                       const std::string& node,
                                                       const std::string& http_address,
-                                                      SentCommCalls* sent) {
-  const std::vector<std::uint8_t> head = header(snapshot, node, http_address);
+                                                      SentCommCalls* sent, std::uint16_t version) {
+  const std::vector<std::uint8_t> head = header(snapshot, node, http_address, version);
   std::vector<std::vector<std::uint8_t>> frames;
   std::uint32_t count = 0;
   auto open = [&] {
@@ -166,7 +172,7 @@ std::vector<std::vector<std::uint8_t>> encode_reports(const Snapshot& snapshot,
     for (const RankSnapshot& rank : job.ranks) {
       std::vector<std::uint8_t>& frame = frames.back();
       const std::size_t before = frame.size();
-      Writer writer(frame);
+      Writer writer(frame, version);
       writer(rank);
       if (sent != nullptr) {
         writer(sent->next(rank, snapshot.tick));
@@ -197,10 +203,11 @@ std::string decode_report(std::span<const std::uint8_t> frame, NodeReport& out) 
   Reader r(frame.subspan(kMagic.size()));
   std::uint16_t version = 0;
   r(version);
-  if (r.error().empty() && version != kReportVersion) {
+  if (r.error().empty() && (version < kOldestReportVersion || version > kReportVersion)) {
     return "report version " + std::to_string(version) + ", this head reads " +
-           std::to_string(kReportVersion);
+           std::to_string(kOldestReportVersion) + " to " + std::to_string(kReportVersion);
   }
+  r.set_version(version);
   r(out.node), r(out.http_address), r(out.tick), r(out.now_ns), r(out.windows_ns);
   std::uint32_t count = 0;
   r(count);

@@ -2,6 +2,7 @@
 #include "tree/remote_ranks.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "engine/job_summary.h"
@@ -114,6 +115,28 @@ std::optional<RemoteRanks::Owner> RemoteRanks::owner(std::string_view job,
   auto node = nodes_.find(it->second.node);
   if (node == nodes_.end() || node->second.http_address.empty()) return std::nullopt;
   return Owner{node->first, node->second.http_address};
+}
+
+std::vector<RemoteRanks::NodeRanks> RemoteRanks::job_nodes(std::string_view job) const {
+  std::lock_guard lock(mutex_);
+  std::map<std::string_view, NodeRanks> by_node;
+  for (auto it =
+           ranks_.lower_bound(Key{std::string(job), std::numeric_limits<std::int32_t>::min()});
+       it != ranks_.end() && it->first.first == job; ++it) {
+    NodeRanks& n = by_node[it->second.node];
+    if (n.node.empty()) {
+      n.node = it->second.node;
+      if (auto node = nodes_.find(it->second.node); node != nodes_.end()) {
+        n.address = node->second.http_address;
+        n.clock_offset_ns = node->second.clock_offset_ns;
+      }
+    }
+    n.ranks.push_back(it->first.second);  // in rank order: ranks_ is sorted
+  }
+  std::vector<NodeRanks> out;
+  for (auto& [name, n] : by_node)
+    out.push_back(std::move(n));
+  return out;
 }
 
 bool RemoteRanks::empty() const {

@@ -6,6 +6,8 @@
 // the snapshot structs travels once it is named here (and kReportVersion is
 // raised). `io(x)` is called for each field; the codec knows integers,
 // doubles, enumerations, strings, vectors, arrays and the structs below.
+// `io.version()` is the report's version: a field added in version N is
+// visited only when it is at least N, so a head still reads older reports.
 
 #include <cstdint>
 #include <type_traits>
@@ -131,6 +133,22 @@ struct Fields<CommCall> {
   }
 };
 
+template <>
+struct Fields<FileIoEntry> {
+  template <class Io, class T>
+  static void visit(Io& io, T& f) {
+    io(f.path), io(f.io_ns), io(f.read_bytes), io(f.write_bytes), io(f.ops);
+  }
+};
+
+template <>
+struct Fields<TopFiles> {
+  template <class Io, class T>
+  static void visit(Io& io, T& t) {
+    io(t.window_ns), io(t.files), io(t.other);
+  }
+};
+
 // A rank's comm_calls travel after it, as a CommCallsDelta.
 template <>
 struct Fields<CommCallsDelta> {
@@ -148,6 +166,7 @@ struct Fields<RankSnapshot> {
     io(r.start_ns), io(r.end_ns), io(r.last_seen_ns), io(r.watermark_ns), io(r.epoch);
     io(r.step), io(r.verdict), io(r.cause), io(r.windows), io(r.counters), io(r.processes);
     io(r.gpu_counters), io(r.finalized);
+    if (io.version() >= 5) io(r.top_files);  // every entry, whatever its window
   }
 };
 

@@ -68,9 +68,16 @@ export class ChartsPanel {
       api.series(job, metric, window, kHistorySeconds, abort.signal).then((body) => {
         this.store.load(metric, body, this.startNs > 0 ? this.startNs / 1e9 : null);
         this.version += 1;
+        return body;
       }));
     Promise.all(loads).then(
-      () => { this.error.textContent = ''; },
+      (bodies) => {
+        // A tree head names the nodes whose ranks it could not get.
+        const failed = bodies.flatMap((b) => b.failed_nodes ?? []);
+        const nodes = [...new Set(failed.map((f) => f.node))];
+        this.error.textContent = nodes.length
+          ? `history of the ranks on ${nodes.join(', ')} unavailable: ${failed[0].error}` : '';
+      },
       (err) => {
         if (abort.signal.aborted) return;
         // A restarted collector does not know the job until its agents send

@@ -264,6 +264,52 @@ TEST_F(RouterTest, SeriesErrorsNameTheParameter) {
   get_json("/api/v1/jobs/nope/series?metric=data_stall_ratio&window=10s", 404);
 }
 
+// A collector tree head's backend: the job's series carry the ranks its
+// nodes gave beside its own, and name a node that failed; with nothing to
+// serve, its status goes out.
+class HeadBackend : public testing::FakeBackend {
+ public:
+  using FakeBackend::FakeBackend;
+  std::optional<RemoteSeries> remote_series(std::string_view job, std::string_view /*metric*/,
+                                            std::string_view window, std::int64_t seconds,
+                                            const Series* local) const override {
+    asked = std::string(window) + "/" + std::to_string(seconds);
+    if (job != "demo-slow") return std::nullopt;
+    if (local == nullptr) return RemoteSeries{502, "no node gave it", {}, {}};
+    RemoteSeries r;
+    r.series = *local;
+    r.series.ranks.push_back(2);
+    r.series.values.push_back({0.5, 0.25});
+    r.failed_nodes = {{"node-b", "cannot fetch the series from node 'node-b'"}};
+    return r;
+  }
+  mutable std::string asked;
+};
+
+TEST(RouterTreeTest, SeriesAtAHeadCarryItsNodesRanksAndNameTheNodesThatFailed) {
+  ServeConfig config;
+  HeadBackend backend{testing::make_state(25)};
+  ServeCounters counters;
+  const Router router(config, backend, counters);
+  const HttpResponse r = router.handle(HttpRequest{
+      "GET", "/api/v1/jobs/demo-slow/series?metric=data_stall_ratio&window=10s&seconds=30", {}});
+  ASSERT_EQ(r.status, 200u) << r.body;
+  EXPECT_EQ(backend.asked, "10s/30");
+  const json s = json::parse(r.body);
+  ASSERT_EQ(s["ranks"].size(), 3u);
+  EXPECT_EQ(s["ranks"][2]["rank"], 2);
+  EXPECT_EQ(s["ranks"][2]["values"][1], 0.25);
+  EXPECT_EQ(s["window"], "10s");
+  EXPECT_EQ(s["failed_nodes"],
+            json::parse(
+                R"([{"node": "node-b", "error": "cannot fetch the series from node 'node-b'"}])"));
+}
+
+TEST_F(RouterTest, SeriesOfACollectorThatIsNoHeadNameNoFailedNodes) {
+  const json s = get_json("/api/v1/jobs/demo-slow/series?metric=data_stall_ratio&window=10s");
+  EXPECT_EQ(s["failed_nodes"], json::array());
+}
+
 TEST_F(RouterTest, Alerts) {
   const json a = get_json("/api/v1/alerts");
   ASSERT_EQ(a["alerts"].size(), 2u);

@@ -71,11 +71,33 @@ TEST(NodeReport, CarriesEveryFieldOfTheRanks) {
   EXPECT_EQ(r.finalized.read_bytes, 1 << 20);
   EXPECT_EQ(r.finalized.write_ops, 7);
   EXPECT_EQ(r.comm_calls, want.comm_calls);
+  EXPECT_EQ(r.top_files, want.top_files);
+  EXPECT_EQ(r.top_files.size(), 3u);
 
   // Encoding what was decoded gives the same bytes: nothing was lost.
   Snapshot again = s;
   again.jobs[0].ranks = report.ranks;
   EXPECT_EQ(encode_reports(again, "node-a", "10.0.0.5:8787"), frames);
+}
+
+// A node of the previous version sends no top files: a head reads its
+// reports, the ranks without them.
+TEST(NodeReport, ReadsAReportOfThePreviousVersionWithoutTopFiles) {
+  static_assert(kOldestReportVersion == 4 && kReportVersion == 5);
+  const Snapshot s = snapshot_with(2);
+  const auto old_frames = encode_reports(s, "node-a", "h:1", nullptr, 4);
+  const auto new_frames = encode_reports(s, "node-a", "h:1");
+  ASSERT_EQ(old_frames.size(), 1u);
+  EXPECT_LT(old_frames[0].size(), new_frames[0].size());
+  NodeReport report;
+  ASSERT_EQ(decode_report(old_frames[0], report), "");
+  ASSERT_EQ(report.ranks.size(), 2u);
+  EXPECT_TRUE(report.ranks[1].top_files.empty());
+  EXPECT_EQ(report.ranks[1].finalized.step_buckets, full_rank("train", 1).finalized.step_buckets);
+  EXPECT_EQ(report.ranks[1].comm_calls, full_rank("train", 1).comm_calls);
+  auto older = old_frames[0];
+  older[4] = static_cast<std::uint8_t>(kOldestReportVersion - 1);
+  EXPECT_EQ(decode_report(older, report), "report version 3, this head reads 4 to 5");
 }
 
 TEST(NodeReport, ManyRanksAreSplitIntoBoundedSelfContainedFrames) {

@@ -63,6 +63,13 @@ TEST(RemoteRanks, MergesBesideLocalRanksAndFormsTheJobAgain) {
   ASSERT_TRUE(remote.owner("train", 2));
   EXPECT_EQ(remote.owner("train", 2)->address, "b:8787");
   EXPECT_EQ(remote.owner("train", 9), std::nullopt);
+  // The nodes a head asks for the job's series.
+  EXPECT_EQ(remote.job_nodes("train"), (std::vector<RemoteRanks::NodeRanks>{
+                                           {"a", "a:8787", -10 * kS, {0, 1}},
+                                           {"b", "b:8787", -10 * kS, {2}}}));  // reports at 0 s
+  EXPECT_TRUE(remote.job_nodes("other").empty());
+  // Their top files are the nodes'.
+  EXPECT_EQ(job.ranks[2].top_files, full_rank("train", 2).top_files);
   const RemoteRanksStats st = remote.stats();
   EXPECT_EQ(st.nodes, 2u);
   EXPECT_EQ(st.ranks, 3u);
@@ -125,6 +132,10 @@ TEST(RemoteRanks, ARemoteRanksClockOffsetAddsItsNodesOffsetToTheHead) {
   ASSERT_EQ(s.jobs[0].ranks.size(), 2u);
   EXPECT_EQ(s.jobs[0].ranks[0].clock_offset_ns, -7);  // full_rank's host offset
   EXPECT_EQ(s.jobs[0].ranks[1].clock_offset_ns, 90 * kS - 7);
+  const auto nodes = remote.job_nodes("train");
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[1].node, "b");
+  EXPECT_EQ(nodes[1].clock_offset_ns, 90 * kS);
 }
 
 // Ranks 0..3 of a data-parallel job, 10 steps of 1 s from `shift` on their

@@ -45,6 +45,11 @@ inline collector::RankSnapshot full_rank(const std::string& job, std::int32_t ra
     r.windows.push_back(m);
   }
   r.comm_calls = {{200, 260, 41, 0}, {300, 340, 42, 1}};
+  // Two windows and a "total" entry (window 0): the report carries every one.
+  r.top_files = {
+      {2'000'000'000, {{"/data/shard-" + std::to_string(rank), 900, 4096, 0, 3}}, {"", 5, 1, 2, 1}},
+      {5'000'000'000, {{"/data/a", 1200, 8192, 0, 4}, {"/ckpt", 300, 0, 65536, 2}}, {}},
+      {0, {{"/data/a", 5000, 1 << 20, 0, 40}}, {"", 7, 0, 0, 1}}};
   r.counters.events_received = 1000 + static_cast<std::uint64_t>(rank);
   r.counters.late_events = 2;
   ProcessSnapshot p;

@@ -40,6 +40,9 @@ struct TreeStatus {
   std::uint64_t timelines_fetched = 0;        // remote ranks' timelines got from their nodes
   std::uint64_t timeline_fetch_failures = 0;  // fetches that failed (node down, TLS, token)
   std::string last_timeline_failure;          // why the last one failed; "" when none did
+  std::uint64_t series_fetched = 0;           // remote ranks' series got from their nodes
+  std::uint64_t series_fetch_failures = 0;    // nodes that did not give theirs
+  std::string last_series_failure;            // why the last one failed; "" when none did
 };
 
 // Daemon-wide state for `GET /api/v1/status`, `/healthz` and the self metrics.

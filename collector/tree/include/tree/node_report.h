@@ -13,7 +13,9 @@
 // The encoding is a compact binary of the snapshot structs themselves,
 // written and read by one field list per struct (src/snapshot_fields.h): a
 // field added to a snapshot struct travels once it is named there, on both
-// sides at once. Reports carry kReportVersion; a head refuses any other.
+// sides at once. Reports carry kReportVersion; a head reads those from
+// kOldestReportVersion on (an older node's ranks lack the fields added
+// since: version 5 added top_files) and refuses any other.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,7 +28,8 @@
 
 namespace stallwatch::collector {
 
-inline constexpr std::uint16_t kReportVersion = 4;
+inline constexpr std::uint16_t kReportVersion = 5;
+inline constexpr std::uint16_t kOldestReportVersion = 4;
 inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
 struct NodeReport {
@@ -46,11 +49,14 @@ struct NodeReport {
 // Every frame repeats the header fields. A snapshot without ranks gives one
 // frame without ranks (a heartbeat). The ranks' calls go whole, or, with
 // `sent`, as SentCommCalls::next() gives them (the caller then calls
-// sent->end_tick(), or sent->clear() when a frame is not sent).
+// sent->end_tick(), or sent->clear() when a frame is not sent). `version`
+// (kOldestReportVersion to kReportVersion) writes what a node of that
+// version sent, for tests.
 std::vector<std::vector<std::uint8_t>> encode_reports(const Snapshot& snapshot,
                                                       const std::string& node,
                                                       const std::string& http_address,
-                                                      SentCommCalls* sent = nullptr);
+                                                      SentCommCalls* sent = nullptr,
+                                                      std::uint16_t version = kReportVersion);
 
 // Decodes one frame; returns "" or why it was refused (truncated, another
 // version, an out-of-range enumeration value).

@@ -73,6 +73,17 @@ class RemoteRanks {
   };
   std::optional<Owner> owner(std::string_view job, std::int32_t rank) const;
 
+  // Each node that reports ranks of `job`, by name: its API address (""
+  // when it gave none), its clock minus this head's and those ranks (sorted).
+  struct NodeRanks {
+    std::string node;
+    std::string address;
+    std::int64_t clock_offset_ns = 0;
+    std::vector<std::int32_t> ranks;
+    bool operator==(const NodeRanks&) const = default;
+  };
+  std::vector<NodeRanks> job_nodes(std::string_view job) const;
+
   bool empty() const;
   RemoteRanksStats stats() const;
 
