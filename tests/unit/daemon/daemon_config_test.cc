@@ -224,44 +224,27 @@ top_files = 0
     const char* expect;
   };
   for (const Case& k :
-       {
-    Case {
-      "[engine]
-          top_files_per_cell = 0 ", " f.toml : 2 : engine.top_files_per_cell "},
-                                                   Case {
-        "[engine]
-            top_files_total_files = -1 ", " engine.top_files_total_files "},
-                                     Case {
-          "[engine]
-              top_files_shown = 1001 ", " engine.top_files_shown "},
-                                Case {
-            "[engine]
-                top_files_shown =
-                    "ten"
-                    ", " engine.top_files_shown "},
-                    Case {
-              "[engine]
-                  max_files_per_source = 0 ", " engine.max_files_per_source "},
-                                         Case {
-                "[prometheus]
-                    top_files = -1 ", " prometheus.top_files "},
-                                 Case {
-                  "[prometheus]
-                      top_files = 1.5 ", " prometheus.top_files "}}) {
-                                  DaemonConfig d = default_daemon_config();
-                  const std::string err = apply_toml(k.toml, "f.toml", d);
-                  EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
-                }
-              }
+       {Case{"[engine]\ntop_files_per_cell = 0\n", "f.toml:2: engine.top_files_per_cell"},
+        Case{"[engine]\ntop_files_total_files = -1\n", "engine.top_files_total_files"},
+        Case{"[engine]\ntop_files_shown = 1001\n", "engine.top_files_shown"},
+        Case{"[engine]\ntop_files_shown = \"ten\"\n", "engine.top_files_shown"},
+        Case{"[engine]\nmax_files_per_source = 0\n", "engine.max_files_per_source"},
+        Case{"[prometheus]\ntop_files = -1\n", "prometheus.top_files"},
+        Case{"[prometheus]\ntop_files = 1.5\n", "prometheus.top_files"}}) {
+    DaemonConfig d = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "f.toml", d);
+    EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
+  }
+}
 
-              TEST(ApplyToml, PrometheusSectionAddsWindowsActivityAndTheHistogram) {
-                DaemonConfig c = default_daemon_config();
-                EXPECT_TRUE(c.prometheus.per_rank_windows_ns.empty());
-                EXPECT_FALSE(c.prometheus.step_window_ns.has_value());
-                EXPECT_TRUE(c.prometheus.job_windows_ns.empty());
-                EXPECT_FALSE(c.prometheus.rank_activity);
-                EXPECT_TRUE(c.engine.step_histogram_bounds_ns.empty());
-                const char* text = R"(
+TEST(ApplyToml, PrometheusSectionAddsWindowsActivityAndTheHistogram) {
+  DaemonConfig c = default_daemon_config();
+  EXPECT_TRUE(c.prometheus.per_rank_windows_ns.empty());
+  EXPECT_FALSE(c.prometheus.step_window_ns.has_value());
+  EXPECT_TRUE(c.prometheus.job_windows_ns.empty());
+  EXPECT_FALSE(c.prometheus.rank_activity);
+  EXPECT_TRUE(c.engine.step_histogram_bounds_ns.empty());
+  const char* text = R"(
 [prometheus]
 per_rank_windows = ["10s", "total", "10s"]
 step_window = "300s"
@@ -270,276 +253,260 @@ rank_activity = true
 step_histogram = true
 step_histogram_buckets = ["100ms", "1s", "1.5s"]
 )";
-                ASSERT_EQ(apply_toml(text, "p.toml", c), "");
-                EXPECT_EQ(c.prometheus.per_rank_windows_ns,
-                          (std::vector<std::int64_t>{10 * kNsPerSecond, 0}));
-                EXPECT_EQ(c.prometheus.step_window_ns, 300 * kNsPerSecond);
-                EXPECT_EQ(c.prometheus.job_windows_ns,
-                          (std::vector<std::int64_t>{60 * kNsPerSecond, 0}));
-                EXPECT_TRUE(c.prometheus.rank_activity);
-                EXPECT_EQ(c.engine.step_histogram_bounds_ns,
-                          (std::vector<std::int64_t>{100'000'000, 1'000'000'000, 1'500'000'000}));
-                EXPECT_EQ(validate(c), "");
+  ASSERT_EQ(apply_toml(text, "p.toml", c), "");
+  EXPECT_EQ(c.prometheus.per_rank_windows_ns, (std::vector<std::int64_t>{10 * kNsPerSecond, 0}));
+  EXPECT_EQ(c.prometheus.step_window_ns, 300 * kNsPerSecond);
+  EXPECT_EQ(c.prometheus.job_windows_ns, (std::vector<std::int64_t>{60 * kNsPerSecond, 0}));
+  EXPECT_TRUE(c.prometheus.rank_activity);
+  EXPECT_EQ(c.engine.step_histogram_bounds_ns,
+            (std::vector<std::int64_t>{100'000'000, 1'000'000'000, 1'500'000'000}));
+  EXPECT_EQ(validate(c), "");
 
-                DaemonConfig d = default_daemon_config();
-                ASSERT_EQ(apply_toml("[prometheus]\nstep_histogram = true\n", "p.toml", d), "");
-                EXPECT_EQ(d.engine.step_histogram_bounds_ns, default_step_histogram_buckets());
-                EXPECT_EQ(validate(d), "");
-              }
+  DaemonConfig d = default_daemon_config();
+  ASSERT_EQ(apply_toml("[prometheus]\nstep_histogram = true\n", "p.toml", d), "");
+  EXPECT_EQ(d.engine.step_histogram_bounds_ns, default_step_histogram_buckets());
+  EXPECT_EQ(validate(d), "");
+}
 
-              TEST(ApplyToml, PrometheusErrorsNameTheKey) {
-                struct Case {
-                  const char* toml;
-                  const char* expect;
-                };
-                for (const Case& k :
-                     {Case{"[prometheus]\nper_rank_windows = [\"soon\"]\n",
-                           "p.toml:2: prometheus.per_rank_windows"},
-                      Case{"[prometheus]\nstep_window = \"-1s\"\n", "prometheus.step_window"},
-                      Case{"[prometheus]\njob_windows = []\n", "prometheus.job_windows"},
-                      Case{"[prometheus]\nrank_activity = \"yes\"\n", "prometheus.rank_activity"},
-                      Case{"[prometheus]\nstep_histogram_buckets = [\"1s\", \"500ms\"]\n",
-                           "prometheus.step_histogram_buckets: '500ms' is not a duration longer "
-                           "than the bucket "
-                           "before it"},
-                      Case{"[prometheus]\nstep_histogram_buckets = [\"0s\"]\n",
-                           "prometheus.step_histogram_buckets: '0s' is not a duration longer"},
-                      Case{"[prometheus]\nstep_histogram_buckets = [\"soon\"]\n",
-                           "prometheus.step_histogram_buckets: 'soon'"},
-                      Case{"[prometheus]\nper_rank_window = []\n", "prometheus.per_rank_window"}}) {
-                  DaemonConfig c = default_daemon_config();
-                  const std::string err = apply_toml(k.toml, "p.toml", c);
-                  EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
-                }
-              }
+TEST(ApplyToml, PrometheusErrorsNameTheKey) {
+  struct Case {
+    const char* toml;
+    const char* expect;
+  };
+  for (const Case& k :
+       {Case{"[prometheus]\nper_rank_windows = [\"soon\"]\n",
+             "p.toml:2: prometheus.per_rank_windows"},
+        Case{"[prometheus]\nstep_window = \"-1s\"\n", "prometheus.step_window"},
+        Case{"[prometheus]\njob_windows = []\n", "prometheus.job_windows"},
+        Case{"[prometheus]\nrank_activity = \"yes\"\n", "prometheus.rank_activity"},
+        Case{"[prometheus]\nstep_histogram_buckets = [\"1s\", \"500ms\"]\n",
+             "prometheus.step_histogram_buckets: '500ms' is not a duration longer than the bucket "
+             "before it"},
+        Case{"[prometheus]\nstep_histogram_buckets = [\"0s\"]\n",
+             "prometheus.step_histogram_buckets: '0s' is not a duration longer"},
+        Case{"[prometheus]\nstep_histogram_buckets = [\"soon\"]\n",
+             "prometheus.step_histogram_buckets: 'soon'"},
+        Case{"[prometheus]\nper_rank_window = []\n", "prometheus.per_rank_window"}}) {
+    DaemonConfig c = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "p.toml", c);
+    EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
+  }
+}
 
-              TEST(Validate, PrometheusWindowsMustBeKeptByTheEngine) {
-                DaemonConfig c = default_daemon_config();
-                ASSERT_EQ(apply_toml("[prometheus]\nper_rank_windows = [\"20s\"]\n", "p.toml", c),
-                          "");
-                const std::string err = validate(c);
-                EXPECT_NE(err.find("prometheus.per_rank_windows: window \"20s\" is not kept"),
-                          std::string::npos)
-                    << err;
-                c = default_daemon_config();
-                ASSERT_EQ(apply_toml(
-                              "[engine]\nwindows = [\"20s\"]\n[prometheus]\nstep_window = \"20s\"\n"
-                              "job_windows = [\"20s\", \"total\"]\n",
-                              "p.toml", c),
-                          "");
-                EXPECT_EQ(validate(c), "");
-                c.prometheus.step_window_ns = 60 * kNsPerSecond;
-                EXPECT_NE(validate(c).find("prometheus.step_window"), std::string::npos);
-              }
+TEST(Validate, PrometheusWindowsMustBeKeptByTheEngine) {
+  DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[prometheus]\nper_rank_windows = [\"20s\"]\n", "p.toml", c), "");
+  const std::string err = validate(c);
+  EXPECT_NE(err.find("prometheus.per_rank_windows: window \"20s\" is not kept"), std::string::npos)
+      << err;
+  c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[engine]\nwindows = [\"20s\"]\n[prometheus]\nstep_window = \"20s\"\n"
+                       "job_windows = [\"20s\", \"total\"]\n",
+                       "p.toml", c),
+            "");
+  EXPECT_EQ(validate(c), "");
+  c.prometheus.step_window_ns = 60 * kNsPerSecond;
+  EXPECT_NE(validate(c).find("prometheus.step_window"), std::string::npos);
+}
 
-              TEST(Validate, CatchesCrossFieldProblems) {
-                DaemonConfig c = default_daemon_config();
-                c.ingest_endpoints = {"udp://x"};
-                EXPECT_NE(validate(c).find("udp://x"), std::string::npos);
-                c = default_daemon_config();
-                c.tick_ns = 1;
-                EXPECT_NE(validate(c).find("tick"), std::string::npos);
-              }
+TEST(Validate, CatchesCrossFieldProblems) {
+  DaemonConfig c = default_daemon_config();
+  c.ingest_endpoints = {"udp://x"};
+  EXPECT_NE(validate(c).find("udp://x"), std::string::npos);
+  c = default_daemon_config();
+  c.tick_ns = 1;
+  EXPECT_NE(validate(c).find("tick"), std::string::npos);
+}
 
-              TEST(DaemonFlags, ParseAndPrecedence) {
-                const char* argv[] = {"stallwatchd",
-                                      "--ingest",
-                                      "tcp://127.0.0.1:7000",
-                                      "--ingest=ipc:///tmp/a.sock",
-                                      "--http",
-                                      "127.0.0.1:1234",
-                                      "--log-level",
-                                      "warn"};
-                DaemonFlags flags;
-                ASSERT_EQ(parse_daemon_flags(8, argv, flags), "");
-                DaemonConfig c;
-                ASSERT_EQ(resolve_daemon_config(flags, c), "");
-                EXPECT_EQ(c.ingest_endpoints,
-                          (std::vector<std::string>{"tcp://127.0.0.1:7000", "ipc:///tmp/a.sock"}));
-                EXPECT_EQ(c.http_port, 1234);
-                EXPECT_EQ(c.log_level, "warn");
-              }
+TEST(DaemonFlags, ParseAndPrecedence) {
+  const char* argv[] = {
+      "stallwatchd", "--ingest",       "tcp://127.0.0.1:7000", "--ingest=ipc:///tmp/a.sock",
+      "--http",      "127.0.0.1:1234", "--log-level",          "warn"};
+  DaemonFlags flags;
+  ASSERT_EQ(parse_daemon_flags(8, argv, flags), "");
+  DaemonConfig c;
+  ASSERT_EQ(resolve_daemon_config(flags, c), "");
+  EXPECT_EQ(c.ingest_endpoints,
+            (std::vector<std::string>{"tcp://127.0.0.1:7000", "ipc:///tmp/a.sock"}));
+  EXPECT_EQ(c.http_port, 1234);
+  EXPECT_EQ(c.log_level, "warn");
+}
 
-              TEST(DaemonFlags, ErrorsNameTheFlag) {
-                DaemonFlags flags;
-                const char* unknown[] = {"stallwatchd", "--frobnicate"};
-                EXPECT_NE(parse_daemon_flags(2, unknown, flags).find("--frobnicate"),
-                          std::string::npos);
-                const char* missing[] = {"stallwatchd", "--http"};
-                EXPECT_NE(parse_daemon_flags(2, missing, flags).find("--http"), std::string::npos);
-                const char* bad_http[] = {"stallwatchd", "--http", "nope"};
-                DaemonFlags f2;
-                ASSERT_EQ(parse_daemon_flags(3, bad_http, f2), "");
-                DaemonConfig c;
-                EXPECT_NE(resolve_daemon_config(f2, c).find("--http"), std::string::npos);
-                const char* missing_file[] = {"stallwatchd", "--config", "/nonexistent/x.toml"};
-                DaemonFlags f3;
-                ASSERT_EQ(parse_daemon_flags(3, missing_file, f3), "");
-                EXPECT_NE(resolve_daemon_config(f3, c).find("/nonexistent/x.toml"),
-                          std::string::npos);
-              }
+TEST(DaemonFlags, ErrorsNameTheFlag) {
+  DaemonFlags flags;
+  const char* unknown[] = {"stallwatchd", "--frobnicate"};
+  EXPECT_NE(parse_daemon_flags(2, unknown, flags).find("--frobnicate"), std::string::npos);
+  const char* missing[] = {"stallwatchd", "--http"};
+  EXPECT_NE(parse_daemon_flags(2, missing, flags).find("--http"), std::string::npos);
+  const char* bad_http[] = {"stallwatchd", "--http", "nope"};
+  DaemonFlags f2;
+  ASSERT_EQ(parse_daemon_flags(3, bad_http, f2), "");
+  DaemonConfig c;
+  EXPECT_NE(resolve_daemon_config(f2, c).find("--http"), std::string::npos);
+  const char* missing_file[] = {"stallwatchd", "--config", "/nonexistent/x.toml"};
+  DaemonFlags f3;
+  ASSERT_EQ(parse_daemon_flags(3, missing_file, f3), "");
+  EXPECT_NE(resolve_daemon_config(f3, c).find("/nonexistent/x.toml"), std::string::npos);
+}
 
-            }  // namespace
-          }    // namespace stallwatch::collector
+}  // namespace
+}  // namespace stallwatch::collector
 
-          namespace stallwatch::collector {
-          namespace {
+namespace stallwatch::collector {
+namespace {
 
-          TEST(DaemonConfigCurve, PlaintextOnAnAddressOtherHostsReachIsRefusedUnlessSaidInsecure) {
-            DaemonConfig c = default_daemon_config();
-            c.ingest_endpoints = {"tcp://0.0.0.0:5557"};
-            const std::string error = validate(c);
-            EXPECT_NE(error.find("tcp://0.0.0.0:5557"), std::string::npos) << error;
-            EXPECT_NE(error.find("--insecure-plaintext-remote"), std::string::npos) << error;
-            c.insecure_plaintext_remote = true;
-            EXPECT_EQ(validate(c), "");
-            // Loopback and ipc need no flag; CURVE endpoints may be anywhere.
-            c = default_daemon_config();
-            c.ingest_endpoints = {"tcp://127.0.0.3:5557", "ipc:///tmp/x.sock"};
-            c.curve_endpoints = {"tcp://0.0.0.0:5558"};
-            EXPECT_EQ(validate(c), "");
-          }
+TEST(DaemonConfigCurve, PlaintextOnAnAddressOtherHostsReachIsRefusedUnlessSaidInsecure) {
+  DaemonConfig c = default_daemon_config();
+  c.ingest_endpoints = {"tcp://0.0.0.0:5557"};
+  const std::string error = validate(c);
+  EXPECT_NE(error.find("tcp://0.0.0.0:5557"), std::string::npos) << error;
+  EXPECT_NE(error.find("--insecure-plaintext-remote"), std::string::npos) << error;
+  c.insecure_plaintext_remote = true;
+  EXPECT_EQ(validate(c), "");
+  // Loopback and ipc need no flag; CURVE endpoints may be anywhere.
+  c = default_daemon_config();
+  c.ingest_endpoints = {"tcp://127.0.0.3:5557", "ipc:///tmp/x.sock"};
+  c.curve_endpoints = {"tcp://0.0.0.0:5558"};
+  EXPECT_EQ(validate(c), "");
+}
 
-          TEST(DaemonConfigHttp, AnApiOtherHostsReachNeedsATokenUnlessSaidInsecure) {
-            DaemonConfig c = default_daemon_config();
-            c.http_host = "0.0.0.0";
-            std::string error = validate(c);
-            EXPECT_NE(error.find("'0.0.0.0:8787'"), std::string::npos) << error;
-            EXPECT_NE(error.find("--insecure-http-without-token"), std::string::npos) << error;
-            c.http_token = "s3cret";
-            EXPECT_EQ(validate(c), "");
-            c.http_token.clear();
-            c.http_host = "fe80::1";
-            error = validate(c);
-            EXPECT_NE(error.find("'[fe80::1]:8787'"), std::string::npos) << error;
-            ASSERT_EQ(apply_toml("[http]\ninsecure_without_token = true\n", "t.toml", c), "");
-            EXPECT_EQ(validate(c), "");
-            // Loopback needs neither.
-            for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "localhost"}) {
-              c = default_daemon_config();
-              c.http_host = host;
-              EXPECT_EQ(validate(c), "") << host;
-            }
-            DaemonFlags flags;
-            const char* argv[] = {"stallwatchd", "--http", "0.0.0.0:9000",
-                                  "--insecure-http-without-token"};
-            ASSERT_EQ(parse_daemon_flags(4, argv, flags), "");
-            ASSERT_EQ(resolve_daemon_config(flags, c), "");
-            EXPECT_TRUE(c.insecure_http_without_token);
-            EXPECT_EQ(validate(c), "");
-          }
+TEST(DaemonConfigHttp, AnApiOtherHostsReachNeedsATokenUnlessSaidInsecure) {
+  DaemonConfig c = default_daemon_config();
+  c.http_host = "0.0.0.0";
+  std::string error = validate(c);
+  EXPECT_NE(error.find("'0.0.0.0:8787'"), std::string::npos) << error;
+  EXPECT_NE(error.find("--insecure-http-without-token"), std::string::npos) << error;
+  c.http_token = "s3cret";
+  EXPECT_EQ(validate(c), "");
+  c.http_token.clear();
+  c.http_host = "fe80::1";
+  error = validate(c);
+  EXPECT_NE(error.find("'[fe80::1]:8787'"), std::string::npos) << error;
+  ASSERT_EQ(apply_toml("[http]\ninsecure_without_token = true\n", "t.toml", c), "");
+  EXPECT_EQ(validate(c), "");
+  // Loopback needs neither.
+  for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "localhost"}) {
+    c = default_daemon_config();
+    c.http_host = host;
+    EXPECT_EQ(validate(c), "") << host;
+  }
+  DaemonFlags flags;
+  const char* argv[] = {"stallwatchd", "--http", "0.0.0.0:9000", "--insecure-http-without-token"};
+  ASSERT_EQ(parse_daemon_flags(4, argv, flags), "");
+  ASSERT_EQ(resolve_daemon_config(flags, c), "");
+  EXPECT_TRUE(c.insecure_http_without_token);
+  EXPECT_EQ(validate(c), "");
+}
 
-          TEST(DaemonConfigHttp, TlsCertAndKeyLoadTogetherAndAnyHostStillNeedsAToken) {
-            const TestPki& pki = test_pki();
-            DaemonConfig c = default_daemon_config();
-            ASSERT_EQ(apply_toml("[http]\ntls_cert = \"" + pki.server_cert + "\"\ntls_key = \"" +
-                                     pki.server_key + "\"\n",
-                                 "t.toml", c),
-                      "");
-            EXPECT_EQ(c.http_tls_cert, pki.server_cert);
-            EXPECT_EQ(c.http_tls_key, pki.server_key);
-            EXPECT_EQ(validate(c), "");
-            c.http_host = "0.0.0.0";
-            EXPECT_NE(validate(c).find("no token is set"), std::string::npos);
-            c.http_host = "127.0.0.1";
-            c.http_tls_key = pki.wrong_host_key;
-            EXPECT_EQ(validate(c), "http: TLS key '" + pki.wrong_host_key +
-                                       "' does not match certificate '" + pki.server_cert + "'");
-            c.http_tls_key.clear();
-            EXPECT_NE(validate(c).find("go together"), std::string::npos);
-            EXPECT_NE(apply_toml("[http]\ntls_key = \"\"\n", "t.toml", c).find("tls_key"),
-                      std::string::npos);
+TEST(DaemonConfigHttp, TlsCertAndKeyLoadTogetherAndAnyHostStillNeedsAToken) {
+  const TestPki& pki = test_pki();
+  DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[http]\ntls_cert = \"" + pki.server_cert + "\"\ntls_key = \"" +
+                           pki.server_key + "\"\n",
+                       "t.toml", c),
+            "");
+  EXPECT_EQ(c.http_tls_cert, pki.server_cert);
+  EXPECT_EQ(c.http_tls_key, pki.server_key);
+  EXPECT_EQ(validate(c), "");
+  c.http_host = "0.0.0.0";
+  EXPECT_NE(validate(c).find("no token is set"), std::string::npos);
+  c.http_host = "127.0.0.1";
+  c.http_tls_key = pki.wrong_host_key;
+  EXPECT_EQ(validate(c), "http: TLS key '" + pki.wrong_host_key + "' does not match certificate '" +
+                             pki.server_cert + "'");
+  c.http_tls_key.clear();
+  EXPECT_NE(validate(c).find("go together"), std::string::npos);
+  EXPECT_NE(apply_toml("[http]\ntls_key = \"\"\n", "t.toml", c).find("tls_key"), std::string::npos);
 
-            DaemonFlags flags;
-            const char* argv[] = {"stallwatchd", "--http-tls-cert", "/nonexistent/cert.pem",
-                                  "--http-tls-key", pki.server_key.c_str()};
-            ASSERT_EQ(parse_daemon_flags(5, argv, flags), "");
-            EXPECT_EQ(resolve_daemon_config(flags, c),
-                      "http: cannot read TLS certificate '/nonexistent/cert.pem': No such file or "
-                      "directory");
-          }
+  DaemonFlags flags;
+  const char* argv[] = {"stallwatchd", "--http-tls-cert", "/nonexistent/cert.pem", "--http-tls-key",
+                        pki.server_key.c_str()};
+  ASSERT_EQ(parse_daemon_flags(5, argv, flags), "");
+  EXPECT_EQ(resolve_daemon_config(flags, c),
+            "http: cannot read TLS certificate '/nonexistent/cert.pem': No such file or directory");
+}
 
-          // The daemon's own sections, the alert rules and the class rules all read
-          // through one TomlFields: every error starts "<file>:<line>: <key>: ".
-          TEST(DaemonConfigToml, EveryReaderNamesFileLineAndKey) {
-            struct Case {
-              const char* toml;
-              const char* prefix;
-            };
-            for (const Case& k : {
-                     Case{"[http]\nlisten = \"x:1\"\ntls_key = 3\n", "d.toml:3: http.tls_key: "},
-                     Case{"[engine]\n\ntick = \"fast\"\n", "d.toml:3: engine.tick: "},
-                     Case{"[journal]\nmax_bytes = \"big\"\n", "d.toml:2: journal.max_bytes: "},
-                     Case{"[alerts]\n[[alerts.rule]]\nname = \"x\"\nmetric = \"data_stall_ratio\"\n"
-                          "above = 0.3\nfor = \"3x\"\n",
-                          "d.toml:6: alerts.rule[0].for: "},
-                     Case{"[classes]\n[[classes.rule]]\nclass = \"io\"\ncat = 3\n",
-                          "d.toml:4: classes.rule[1].cat: "},
-                     Case{"[classes]\npreset = 1\n", "d.toml:2: classes.preset: "},
-                 }) {
-              DaemonConfig c = default_daemon_config();
-              const std::string err = apply_toml(k.toml, "d.toml", c);
-              EXPECT_EQ(err.rfind(k.prefix, 0), 0u) << k.toml << " -> " << err;
-            }
-          }
+// The daemon's own sections, the alert rules and the class rules all read
+// through one TomlFields: every error starts "<file>:<line>: <key>: ".
+TEST(DaemonConfigToml, EveryReaderNamesFileLineAndKey) {
+  struct Case {
+    const char* toml;
+    const char* prefix;
+  };
+  for (const Case& k : {
+           Case{"[http]\nlisten = \"x:1\"\ntls_key = 3\n", "d.toml:3: http.tls_key: "},
+           Case{"[engine]\n\ntick = \"fast\"\n", "d.toml:3: engine.tick: "},
+           Case{"[journal]\nmax_bytes = \"big\"\n", "d.toml:2: journal.max_bytes: "},
+           Case{"[alerts]\n[[alerts.rule]]\nname = \"x\"\nmetric = \"data_stall_ratio\"\n"
+                "above = 0.3\nfor = \"3x\"\n",
+                "d.toml:6: alerts.rule[0].for: "},
+           Case{"[classes]\n[[classes.rule]]\nclass = \"io\"\ncat = 3\n",
+                "d.toml:4: classes.rule[1].cat: "},
+           Case{"[classes]\npreset = 1\n", "d.toml:2: classes.preset: "},
+       }) {
+    DaemonConfig c = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "d.toml", c);
+    EXPECT_EQ(err.rfind(k.prefix, 0), 0u) << k.toml << " -> " << err;
+  }
+}
 
-          TEST(DaemonConfigCurve, FileAndFlagsSetTheCurveEndpointsAllowListAndStateDir) {
-            DaemonConfig c = default_daemon_config();
-            ASSERT_EQ(apply_toml("[ingest]\ncurve_endpoints = [\"tcp://0.0.0.0:5558\"]\n"
-                                 "allow_list = \"/etc/stallwatch/agents.keys\"\n"
-                                 "[state]\ndir = \"/var/lib/stallwatch\"\n"
-                                 "[engine]\nclock_warning = \"250ms\"\n",
-                                 "t.toml", c),
-                      "");
-            EXPECT_EQ(c.curve_endpoints, std::vector<std::string>{"tcp://0.0.0.0:5558"});
-            EXPECT_EQ(c.allow_list_path, "/etc/stallwatch/agents.keys");
-            EXPECT_EQ(c.state_dir, "/var/lib/stallwatch");
-            EXPECT_EQ(c.engine.clock_warning_ns, 250'000'000);
-            EXPECT_EQ(validate(c), "");
+TEST(DaemonConfigCurve, FileAndFlagsSetTheCurveEndpointsAllowListAndStateDir) {
+  DaemonConfig c = default_daemon_config();
+  ASSERT_EQ(apply_toml("[ingest]\ncurve_endpoints = [\"tcp://0.0.0.0:5558\"]\n"
+                       "allow_list = \"/etc/stallwatch/agents.keys\"\n"
+                       "[state]\ndir = \"/var/lib/stallwatch\"\n"
+                       "[engine]\nclock_warning = \"250ms\"\n",
+                       "t.toml", c),
+            "");
+  EXPECT_EQ(c.curve_endpoints, std::vector<std::string>{"tcp://0.0.0.0:5558"});
+  EXPECT_EQ(c.allow_list_path, "/etc/stallwatch/agents.keys");
+  EXPECT_EQ(c.state_dir, "/var/lib/stallwatch");
+  EXPECT_EQ(c.engine.clock_warning_ns, 250'000'000);
+  EXPECT_EQ(validate(c), "");
 
-            const char* argv[] = {
-                "stallwatchd", "--curve",  "tcp://127.0.0.2:6000", "--state-dir",
-                "/tmp/s",      "--ingest", "tcp://0.0.0.0:7000",   "--insecure-plaintext-remote"};
-            DaemonFlags flags;
-            ASSERT_EQ(parse_daemon_flags(8, argv, flags), "");
-            ASSERT_EQ(resolve_daemon_config(flags, c), "");
-            EXPECT_EQ(c.curve_endpoints, std::vector<std::string>{"tcp://127.0.0.2:6000"});
-            EXPECT_EQ(c.state_dir, "/tmp/s");
-            EXPECT_TRUE(c.insecure_plaintext_remote);
-          }
+  const char* argv[] = {
+      "stallwatchd", "--curve",  "tcp://127.0.0.2:6000", "--state-dir",
+      "/tmp/s",      "--ingest", "tcp://0.0.0.0:7000",   "--insecure-plaintext-remote"};
+  DaemonFlags flags;
+  ASSERT_EQ(parse_daemon_flags(8, argv, flags), "");
+  ASSERT_EQ(resolve_daemon_config(flags, c), "");
+  EXPECT_EQ(c.curve_endpoints, std::vector<std::string>{"tcp://127.0.0.2:6000"});
+  EXPECT_EQ(c.state_dir, "/tmp/s");
+  EXPECT_TRUE(c.insecure_plaintext_remote);
+}
 
-          TEST(DaemonConfigCurve, AnAllowListWithoutCurveEndpointsIsAnError) {
-            DaemonConfig c = default_daemon_config();
-            c.allow_list_path = "/etc/stallwatch/agents.keys";
-            EXPECT_NE(validate(c).find("allow_list"), std::string::npos);
-            c.curve_endpoints = {"ipc:///tmp/x.sock"};
-            EXPECT_NE(validate(c).find("tcp://"), std::string::npos);
-          }
+TEST(DaemonConfigCurve, AnAllowListWithoutCurveEndpointsIsAnError) {
+  DaemonConfig c = default_daemon_config();
+  c.allow_list_path = "/etc/stallwatch/agents.keys";
+  EXPECT_NE(validate(c).find("allow_list"), std::string::npos);
+  c.curve_endpoints = {"ipc:///tmp/x.sock"};
+  EXPECT_NE(validate(c).find("tcp://"), std::string::npos);
+}
 
-          TEST(DaemonConfigTree, TheHeadTrustsNodesWithItsCaAndTokenAndNodesSayTheirScheme) {
-            DaemonConfig c = default_daemon_config();
-            c.http_token = "head-token";
-            ASSERT_EQ(apply_toml("[tree]\nnode_ca_file = \"/etc/ca.pem\"\n", "t.toml", c), "");
-            EXPECT_EQ(c.tree.node_ca_file, "/etc/ca.pem");
-            EXPECT_EQ(c.tree.node_token, "");  // the head's own token is sent
-            ASSERT_EQ(apply_toml("[tree]\nnode_token = \"n\"\n", "t.toml", c), "");
-            EXPECT_EQ(c.tree.node_token, "n");
-            std::string error =
-                apply_toml("[tree]\nnode_token = \"n\"\nnode_token_file = \"/x\"\n", "t.toml", c);
-            EXPECT_NE(error.find("tree.node_token_file"), std::string::npos) << error;
-            error = apply_toml("[tree]\nnode_token_file = \"/nonexistent/token\"\n", "t.toml", c);
-            EXPECT_NE(error.find("cannot read '/nonexistent/token'"), std::string::npos) << error;
+TEST(DaemonConfigTree, TheHeadTrustsNodesWithItsCaAndTokenAndNodesSayTheirScheme) {
+  DaemonConfig c = default_daemon_config();
+  c.http_token = "head-token";
+  ASSERT_EQ(apply_toml("[tree]\nnode_ca_file = \"/etc/ca.pem\"\n", "t.toml", c), "");
+  EXPECT_EQ(c.tree.node_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(c.tree.node_token, "");  // the head's own token is sent
+  ASSERT_EQ(apply_toml("[tree]\nnode_token = \"n\"\n", "t.toml", c), "");
+  EXPECT_EQ(c.tree.node_token, "n");
+  std::string error =
+      apply_toml("[tree]\nnode_token = \"n\"\nnode_token_file = \"/x\"\n", "t.toml", c);
+  EXPECT_NE(error.find("tree.node_token_file"), std::string::npos) << error;
+  error = apply_toml("[tree]\nnode_token_file = \"/nonexistent/token\"\n", "t.toml", c);
+  EXPECT_NE(error.find("cannot read '/nonexistent/token'"), std::string::npos) << error;
 
-            c = default_daemon_config();
-            c.tree.advertise_http = "ftp://node:21";
-            EXPECT_NE(validate(c).find("expected HOST:PORT, http://HOST:PORT or https://HOST:PORT"),
-                      std::string::npos);
-            EXPECT_EQ(advertised_api("", "127.0.0.1", 8787, false), "http://127.0.0.1:8787");
-            EXPECT_EQ(advertised_api("", "::1", 8787, true), "https://[::1]:8787");
-            EXPECT_EQ(advertised_api("node-3:8443", "0.0.0.0", 8443, true), "https://node-3:8443");
-            EXPECT_EQ(advertised_api("https://node-3.example:443", "0.0.0.0", 8443, false),
-                      "https://node-3.example:443");
-          }
+  c = default_daemon_config();
+  c.tree.advertise_http = "ftp://node:21";
+  EXPECT_NE(validate(c).find("expected HOST:PORT, http://HOST:PORT or https://HOST:PORT"),
+            std::string::npos);
+  EXPECT_EQ(advertised_api("", "127.0.0.1", 8787, false), "http://127.0.0.1:8787");
+  EXPECT_EQ(advertised_api("", "::1", 8787, true), "https://[::1]:8787");
+  EXPECT_EQ(advertised_api("node-3:8443", "0.0.0.0", 8443, true), "https://node-3:8443");
+  EXPECT_EQ(advertised_api("https://node-3.example:443", "0.0.0.0", 8443, false),
+            "https://node-3.example:443");
+}
 
-          }  // namespace
-          }  // namespace stallwatch::collector
+}  // namespace
+}  // namespace stallwatch::collector
