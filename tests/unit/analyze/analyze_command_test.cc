@@ -111,7 +111,9 @@ TEST(AnalyzeCommand, APfwTracesTopFilesByIoTimeOverTheWholeRun) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     ops += files[i].at("ops").get<std::int64_t>();
     seconds += files[i].at("io_seconds").get<double>();
-    if (i > 0) EXPECT_LE(files[i].at("io_seconds"), files[i - 1].at("io_seconds"));
+    if (i > 0) {
+      EXPECT_LE(files[i].at("io_seconds"), files[i - 1].at("io_seconds"));
+    }
   }
   EXPECT_EQ(ops, 1315);
   EXPECT_NEAR(seconds, 16.005156, 1e-9);

@@ -240,8 +240,12 @@ TEST_F(PrometheusText, TopFilesOfTheVerdictWindowBoundedPerRank) {
 
 TEST_F(PrometheusText, TopFilePathsAreEscaped) {
   auto snap = testing::make_snapshot(25);
-  for (TopFiles& t : snap->jobs.at(0).ranks.at(0).top_files)
-    t.files.at(0).path = "/odd\\dir/\"q\"\nx";
+  for (JobSnapshot& job : snap->jobs) {
+    for (RankSnapshot& r : job.ranks) {
+      for (TopFiles& t : r.top_files)
+        t.files.at(0).path = "/odd\\dir/\"q\"\nx";
+    }
+  }
   state_->snapshot = snap;
   const std::string text = render();
   EXPECT_NE(text.find(R"(path="/odd\\dir/\"q\"\nx"} 3.25)"), std::string::npos) << text;
