@@ -212,6 +212,22 @@ describe('dashboard on a live data-starved job', { concurrency: 1 }, () => {
     assert.ok(files.some((w) => w.files[0]?.path === path && w.files[0].read_bytes % 65536 === 0 && w.files[0].read_bytes > 0),
       JSON.stringify(api.ranks[0].top_files));
     assert.deepEqual(Object.values(api.ranks[1].top_files).flatMap((w) => w.files), [], 'rank 1 reads no file');
+    // The total since the start is one more window of the selector.
+    const was = (await readJobView(view.page)).window;
+    await view.page.evaluate(() => { location.hash = '#/jobs/browser-starved?rank=0&span=10&window=total'; });
+    const total = await until(async () => {
+      const t = await view.page.evaluate(() => {
+        const el = document.querySelector('#rank-detail table.top-files');
+        return el ? { caption: el.querySelector('caption')?.textContent ?? '',
+          first: el.querySelector('tbody tr td')?.textContent ?? '' } : null;
+      });
+      return t && t.caption.endsWith('(since start)') && t.first ? t : null;
+    }, 'the top files table of the total', 15000, 200);
+    assert.equal(total.first, path, 'the worker\'s file first since the start too');
+    const since = (await daemon.getJson(kJobPath)).ranks[0].top_files.total;
+    assert.equal(since?.files?.[0]?.path, path, JSON.stringify(since));
+    await view.page.evaluate((w) => { location.hash = `#/jobs/browser-starved?rank=0&span=10&window=${w}`; }, was);
+    await until(async () => (await readJobView(view.page)).window === was, `the window back to ${was}`, 5000);
   });
 
   test('keyboard: j/k move the rank, w changes the window, Enter/Esc open and leave a job', async () => {

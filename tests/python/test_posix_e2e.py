@@ -44,20 +44,19 @@ def run_loader(daemon, script: str, job: str, tmp_path, *extra: str):
     assert proc.returncode == 0, proc.stderr
     item_bytes = int(re.search(r"(\d+) bytes per sample", proc.stdout).group(1))
     deadline = time.monotonic() + 20
-    metrics = {}
+    summary = {}
     while time.monotonic() < deadline:
         try:
-            detail = get_json(f"{base}/api/v1/jobs/{job}")
-            metrics = detail["summary"]["total"]["mean"]
+            summary = get_json(f"{base}/api/v1/jobs/{job}")["summary"]
+            metrics = summary["total"]["mean"]
         except (urllib.error.HTTPError, KeyError):
             metrics = {}
         if metrics.get("io_seconds"):
             time.sleep(3)  # let the last batches land
-            detail = get_json(f"{base}/api/v1/jobs/{job}")
-            metrics = detail["summary"]["total"]["mean"]
+            summary = get_json(f"{base}/api/v1/jobs/{job}")["summary"]
             break
         time.sleep(0.5)
-    return metrics, item_bytes
+    return summary, item_bytes
 
 
 # Bytes the runtime writes to traced files besides the loader's own: the first
@@ -74,27 +73,39 @@ def moved_bytes(m):
 
 
 def test_storage_loader_io_is_live(daemon, tmp_path):
-    # 48 samples, 40 ms each in read, 2 workers: about 0.96 s of reading per worker.
-    m, item_bytes = run_loader(daemon, "storage_loader.py", "posix-storage", tmp_path,
-                               "--item-ms", "40")
-    assert m.get("io_seconds", 0) >= 0.8, m
+    # loader_io_ratio is |APP_IO ∩ IO| / |APP_IO|, and APP_IO holds the training loop's fetch
+    # waits as well as the workers' items. The first fetch waits for the workers to start
+    # (fork, the agent's restart, worker_init_fn): loader time with no read in progress, CPU
+    # work that takes longer the more loaded the machine is, while the storage delivers at the
+    # same pace. On a loaded machine that start took up to 10 s against 1-5 s of reading, and
+    # the whole run's ratio fell to 0.31-0.45 (cause "preprocessing") whatever the run's
+    # length. So the cause is judged where the loader runs steadily: 120 samples of 200 ms,
+    # 12 s of reading per worker, and the last 10 s window of the finished rank, after the
+    # start. It still measures the loader: decode_loader.py below, with the same fetch waits
+    # but no slow reads, stays below 0.5.
+    summary, item_bytes = run_loader(daemon, "storage_loader.py", "posix-storage", tmp_path,
+                                     "--item-ms", "200", "--samples", "120")
+    m = summary["total"]["mean"]
+    assert m.get("io_seconds", 0) >= 9.6, m
     assert 0 < m["unoverlapped_io_seconds"] <= m["io_seconds"], m
     assert m["verdict"] == "data-starved", m
     assert m["io_captured"] is True, m
-    assert m["loader_io_ratio"] >= 0.5, m
-    assert m["cause"] == "storage", m
-    # The workers read each of the 48 samples from its pipe once. The loader itself writes
+    steady = summary["10s"]["mean"]
+    assert steady["loader_io_ratio"] >= 0.5, steady
+    assert steady["cause"] == "storage", steady
+    # The workers read each of the 120 samples from its pipe once. The loader itself writes
     # nothing (the storage server is not part of the job); the runtime's temporary-directory
     # check writes 4 bytes (RUNTIME_WRITES).
     read, written = moved_bytes(m)
-    assert read == 48 * item_bytes, m
+    assert read == 120 * item_bytes, m
     assert 0 <= written <= RUNTIME_WRITES, m
-    assert m["read_ops_per_second"] * m["wall_seconds"] >= 48, m
+    assert m["read_ops_per_second"] * m["wall_seconds"] >= 120, m
 
 
 def test_decode_loader_io_is_small(daemon, tmp_path):
-    m, item_bytes = run_loader(daemon, "decode_loader.py", "posix-decode", tmp_path,
-                               "--passes", "30")
+    summary, item_bytes = run_loader(daemon, "decode_loader.py", "posix-decode", tmp_path,
+                                     "--passes", "30")
+    m = summary["total"]["mean"]
     assert 0 < m.get("io_seconds", 0) < 0.2, m
     assert m["verdict"] == "data-starved", m
     assert m["io_captured"] is True, m

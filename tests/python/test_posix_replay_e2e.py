@@ -7,7 +7,9 @@ category, pid, tid, start and duration in microseconds with the nanoseconds as d
 ``stallwatch replay`` into the same daemon as another job. Over the whole run (the finalized
 counters of ``/metrics`` once both ranks have finished) the two ranks must have the same read and
 write bytes, the same read and write calls, and the same io_seconds, |IO| to the nanosecond: the
-same calls at the same times are the same intervals whether they came live or from a trace."""
+same calls at the same times are the same intervals whether they came live or from a trace.
+Their top files by I/O time over the whole run (``top_files.total`` of the API) are the same too:
+the replay names each ``args.fname`` with a ``posix_file`` mark as the agent does."""
 
 from __future__ import annotations
 
@@ -174,6 +176,14 @@ def final_counters(base: str, job: str) -> Dict[str, str]:
     pytest.fail(f"the counters of rank 0 of {job} did not settle: {last}")
 
 
+def total_top_files(base: str, job: str) -> dict:
+    """Rank 0's top files since its start, as the API lists them."""
+    with urllib.request.urlopen(f"{base}/api/v1/jobs/{job}", timeout=5) as response:
+        doc = json.load(response)
+    rank = next(r for r in doc["ranks"] if r["rank"] == 0)
+    return rank["top_files"].get("total", {})
+
+
 def test_live_and_replayed_io_volume_are_equal(daemon, tmp_path):
     base, ingest = daemon
     data = tmp_path / "data"
@@ -213,3 +223,13 @@ def test_live_and_replayed_io_volume_are_equal(daemon, tmp_path):
 
     assert int(live["io_read_bytes_total"]) == read_bytes, (live, replayed)
     assert replayed == live
+
+    live_top = total_top_files(base, "posix-volume-live")
+    replayed_top = total_top_files(base, "posix-volume-replayed")
+    by_path = {f["path"]: f for f in live_top.get("files", [])}
+    for path, size in zip(files, FILE_SIZES):
+        assert path in by_path, live_top
+        # Reads to the end (the last one returns 0) and the pread of 100 bytes.
+        assert by_path[path]["read_bytes"] == size + 100, by_path[path]
+        assert by_path[path]["io_seconds"] > 0
+    assert replayed_top == live_top

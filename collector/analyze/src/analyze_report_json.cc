@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyze_report.h"
+#include "analyze_top_files.h"
 #include "engine/metric_fields.h"
 
 namespace stallwatch::collector {
@@ -270,7 +271,8 @@ json engine(const Snapshot& snap) {
                        {"end_ns", rank.end_ns},
                        {"events_received", rank.counters.events_received},
                        {"late_events", rank.counters.late_events},
-                       {"windows", std::move(windows)}});
+                       {"windows", std::move(windows)},
+                       {"top_files", top_files_json(rank)}});
     }
     jobs.push_back({{"job", job.job},
                     {"verdict", std::string(to_string(job.verdict))},

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "analyze_report.h"
+#include "analyze_top_files.h"
 #include "report_rows.h"
 #include "traces/text_table.h"
 
@@ -217,7 +218,10 @@ void write_report_text(const AnalyzeReport& report, std::ostream& out) {
     for (const EtJoin& et : report.et)
       write_et(et, *report.hta, out);
   }
-  if (report.engine) write_engine(*report.engine, out);
+  if (report.engine) {
+    write_engine(*report.engine, out);
+    write_top_files_text(*report.engine, out);
+  }
 }
 
 }  // namespace stallwatch::collector

@@ -12,6 +12,8 @@ EngineConfig offline_config(const ClassMapping& classes, std::int64_t lateness_n
   config.classes = classes;
   config.verdict_window_ns = 0;  // the whole run
   config.lateness_ns = std::max<std::int64_t>(lateness_ns, config.resolution_ns);
+  // The whole run's top files exact for every file a trace names.
+  config.top_files_total_files = 1'000'000;
   // A recorded run is never silent or forgotten while it is being read.
   config.silent_after_ns = std::numeric_limits<std::int64_t>::max() / 4;
   config.forget_after_ns = std::numeric_limits<std::int64_t>::max() / 4;

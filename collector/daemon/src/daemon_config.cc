@@ -116,10 +116,11 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
 
 std::string apply_engine(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "engine", {});
-  if (auto err = s.allow_only({"windows", "verdict_window", "resolution", "lateness",
-                               "silent_after", "forget_after", "history", "timeline",
-                               "timeline_max_regions", "tick", "max_ranks", "step_mark",
-                               "batch_size_counter", "clock_window", "clock_warning"});
+  if (auto err = s.allow_only(
+          {"windows", "verdict_window", "resolution", "lateness", "silent_after", "forget_after",
+           "history", "timeline", "timeline_max_regions", "tick", "max_ranks", "step_mark",
+           "batch_size_counter", "clock_window", "clock_warning", "top_files_per_cell",
+           "top_files_total_files", "top_files_shown", "max_files_per_source"});
       !err.empty()) {
     return err;
   }
@@ -165,6 +166,21 @@ std::string apply_engine(const toml::value& t, DaemonConfig& c) {
   if (s.has("max_ranks")) {
     if (auto err = s.integer("max_ranks", n, 1, 1'000'000); !err.empty()) return err;
     e.max_ranks = static_cast<std::size_t>(n);
+  }
+  struct CountKey {
+    const char* key;
+    std::size_t* target;
+    std::int64_t max;
+  };
+  for (auto [key, target, max] :
+       {CountKey{"top_files_per_cell", &e.top_files_per_cell, 100'000},
+        CountKey{"top_files_total_files", &e.top_files_total_files, 1'000'000},
+        CountKey{"top_files_shown", &e.top_files_shown,
+                 static_cast<std::int64_t>(kMaxTopFilesShown)},
+        CountKey{"max_files_per_source", &e.max_files_per_source, 1'000'000}}) {
+    if (!s.has(key)) continue;
+    if (auto err = s.integer(key, n, 1, max); !err.empty()) return err;
+    *target = static_cast<std::size_t>(n);
   }
   if (s.has("step_mark")) {
     if (auto err = s.string("step_mark", e.step_mark); !err.empty()) return err;
@@ -264,7 +280,7 @@ std::string window_list(const TomlFields& s, std::string_view key, std::vector<s
 std::string apply_prometheus(const toml::value& t, DaemonConfig& c) {
   TomlFields s(t, "prometheus", {});
   if (auto err = s.allow_only({"per_rank_windows", "step_window", "job_windows", "rank_activity",
-                               "step_histogram", "step_histogram_buckets"});
+                               "step_histogram", "step_histogram_buckets", "top_files"});
       !err.empty()) {
     return err;
   }
@@ -288,6 +304,14 @@ std::string apply_prometheus(const toml::value& t, DaemonConfig& c) {
   }
   if (s.has("rank_activity")) {
     if (auto err = s.boolean("rank_activity", p.rank_activity); !err.empty()) return err;
+  }
+  if (s.has("top_files")) {
+    std::int64_t n = 0;
+    if (auto err = s.integer("top_files", n, 0, static_cast<std::int64_t>(kMaxTopFilesShown));
+        !err.empty()) {
+      return err;
+    }
+    p.top_files = static_cast<std::size_t>(n);
   }
   bool histogram = false;
   if (s.has("step_histogram")) {

@@ -81,8 +81,14 @@ std::string validate(const EngineConfig& c) {
         {"max_open_regions_per_source", c.max_open_regions_per_source},
         {"max_steps_kept", c.max_steps_kept},
         {"top_files_per_cell", c.top_files_per_cell},
-        {"max_files_per_source", c.max_files_per_source}}) {
+        {"max_files_per_source", c.max_files_per_source},
+        {"top_files_total_files", c.top_files_total_files},
+        {"top_files_shown", c.top_files_shown}}) {
     if (value == 0) return std::string(field) + " must be > 0";
+  }
+  if (c.top_files_shown > kMaxTopFilesShown) {
+    return "top_files_shown must be at most " + std::to_string(kMaxTopFilesShown) + ", got " +
+           std::to_string(c.top_files_shown);
   }
   if (c.max_sources_per_rank > 65535) {
     return "max_sources_per_rank must be at most 65535, got " +

@@ -45,10 +45,22 @@ void FileIoTracker::finalize(std::int64_t from_cell, std::int64_t until_cell,
       flush();
       current = cell;
     }
-    rows.push_back(FileIoRow{FileKey{std::get<1>(it->first), std::get<2>(it->first)}, it->second});
+    const FileKey key{std::get<1>(it->first), std::get<2>(it->first)};
+    rows.push_back(FileIoRow{key, it->second});
+    add_to_totals(key, it->second);
   }
   flush();
   pending_.erase(pending_.begin(), it);
+}
+
+void FileIoTracker::add_to_totals(FileKey key, const FileIoSums& sums) {
+  if (auto found = totals_.find(key); found != totals_.end()) {
+    found->second.add(sums);
+  } else if (totals_.size() < total_files_) {
+    totals_.emplace(key, sums);
+  } else {
+    totals_other_.add(sums);
+  }
 }
 
 void FileIoTracker::trim(std::int64_t first_cell) {
@@ -68,6 +80,7 @@ std::size_t FileIoTracker::bytes() const {
   std::size_t n = pending_.size() * (sizeof(*pending_.begin()) + 4 * sizeof(void*));
   for (const auto& cell : finalized_)
     n += sizeof(cell) + cell.second.capacity() * sizeof(FileIoRow);
+  n += totals_.size() * (sizeof(*totals_.begin()) + 4 * sizeof(void*));
   return n;
 }
 

@@ -50,15 +50,20 @@ struct FileIoRow {
 // "other" row with the rest. Files are resolved to paths by the reader, not
 // here, so a name that arrives after its calls still counts.
 //
+// Every finalized cell's exact sums also go to the rank's totals: one row
+// per file for the first `total_files` files finalized (in the order of
+// their cells, then source index, then file id), exact since the rank's
+// start; the calls of later files are summed in one "other" row.
+//
 // Memory: the pending cells (the lateness) hold one entry per file and cell;
 // the finalized ones at most per_cell + 1 rows for each cell of the history
-// that had a call (trim()).
+// that had a call (trim()); the totals at most total_files + 1 rows.
 //
 // Single-threaded; owned by one RankTracker.
 class FileIoTracker {
  public:
-  FileIoTracker(std::int64_t resolution_ns, std::size_t per_cell)
-      : res_(resolution_ns), per_cell_(per_cell) {}
+  FileIoTracker(std::int64_t resolution_ns, std::size_t per_cell, std::size_t total_files)
+      : res_(resolution_ns), per_cell_(per_cell), total_files_(total_files) {}
 
   // A call on `key` that ended at `end_ns` after `duration_ns`, moving
   // `bytes` (negative: none) in `direction`.
@@ -91,16 +96,36 @@ class FileIoTracker {
     }
   }
 
-  bool empty() const { return finalized_.empty() && pending_.empty(); }
+  // Calls fn(const FileIoRow&) for each row of the totals up to `hi_cell`:
+  // the finalized files, their "other" row (when it holds calls), then the
+  // pending cells' files before `hi_cell`.
+  template <class Fn>
+  void for_each_total_row(std::int64_t hi_cell, Fn&& fn) const {
+    for (const auto& [key, sums] : totals_)
+      fn(FileIoRow{key, sums, false});
+    if (totals_other_.ops > 0) fn(FileIoRow{FileKey{}, totals_other_, true});
+    for (const auto& [key, sums] : pending_) {
+      if (std::get<0>(key) >= hi_cell) break;
+      fn(FileIoRow{FileKey{std::get<1>(key), std::get<2>(key)}, sums, false});
+    }
+  }
+
+  bool empty() const { return finalized_.empty() && pending_.empty() && totals_.empty(); }
   std::size_t pending() const { return pending_.size(); }
   std::size_t finalized_rows() const;
+  std::size_t total_rows() const { return totals_.size() + (totals_other_.ops > 0 ? 1 : 0); }
   std::size_t bytes() const;
 
  private:
+  void add_to_totals(FileKey key, const FileIoSums& sums);
+
   std::int64_t res_;
   std::size_t per_cell_;
+  std::size_t total_files_;
   std::map<std::tuple<std::int64_t, std::uint16_t, std::uint32_t>, FileIoSums> pending_;
   std::deque<std::pair<std::int64_t, std::vector<FileIoRow>>> finalized_;  // by cell
+  std::map<FileKey, FileIoSums> totals_;                                   // at most total_files_
+  FileIoSums totals_other_;
 };
 
 }  // namespace stallwatch::collector::detail

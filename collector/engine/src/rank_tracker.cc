@@ -70,7 +70,7 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       io_(config.resolution_ns),
       launches_(config.resolution_ns),
-      files_(config.resolution_ns, config.top_files_per_cell),
+      files_(config.resolution_ns, config.top_files_per_cell, config.top_files_total_files),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
             names.io_calls, io_, names.cuda_runtime, launches_, files_,
             config.max_files_per_source),

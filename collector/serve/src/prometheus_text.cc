@@ -7,6 +7,7 @@
 
 #include "exposition.h"
 #include "prometheus_rank_families.h"
+#include "prometheus_top_files.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -221,6 +222,7 @@ std::string prometheus_text(const PublishedState& state, const ServeStats& serve
   out.reserve(32768 + ranks * (2048 + config.per_rank_windows_ns.size() * 2048));
   Exposition e(out);
   write_rank_families(e, snap, config);
+  write_top_file_family(e, snap, config);
   write_job_families(e, snap, config);
   write_daemon_families(e, state, serve);
   write_alert_family(e, state.alerts);

@@ -32,6 +32,24 @@ BatchBuilder::BatchBuilder(NameTable& names, Options options)
   dataloader_cat_ = names_.intern("dataloader");
   fetch_name_ = names_.intern("fetch");
   step_name_ = names_.intern("step");
+  posix_file_cat_ = names_.intern("posix_file");
+}
+
+std::uint32_t BatchBuilder::file_id(Process& p, std::string_view path, std::int64_t ts_ns,
+                                    std::uint32_t tid) {
+  if (auto it = p.files.find(path); it != p.files.end()) return it->second;
+  if (p.files.size() >= options_.max_files_per_process) return 0;
+  const auto id = static_cast<std::uint32_t>(p.files.size() + 1);
+  p.files.emplace(std::string(path), id);
+  Event& mark = p.batch.events.emplace_back();
+  mark.kind = EventKind::kMark;
+  mark.ts_ns = ts_ns;
+  mark.tid = tid;
+  mark.cat = posix_file_cat_;
+  mark.name = intern(path);
+  mark.value = id;
+  ++events_;
+  return id;
 }
 
 NameId BatchBuilder::intern(std::string_view name) {
@@ -98,6 +116,11 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
   const bool kineto = group.format == TraceFormat::kKineto;
   const std::int64_t pid = kineto && group.main_pid >= 0 ? group.main_pid : event.os_pid;
   Process& p = process(group, file, pid);
+  const std::uint32_t file_id_of_call =
+      event.kind == TraceEventKind::kComplete && !event.file.empty()
+          ? file_id(p, event.file, event.ts_ns + options_.time_offset_ns,
+                    static_cast<std::uint32_t>(event.tid))
+          : 0;
   // Filled in place: a copy of a part-written Event stalls on store forwarding.
   Event& ev = p.batch.events.emplace_back();
   ev.ts_ns = event.ts_ns + options_.time_offset_ns;
@@ -106,9 +129,10 @@ void BatchBuilder::add(const RankGroup& group, const TraceFileInfo& file, const 
     case TraceEventKind::kComplete:
       ev.kind = EventKind::kComplete;
       ev.dur_ns = std::min(event.dur_ns, kMaxDurationNs);
-      if (event.bytes >= 0) {
+      if (event.bytes >= 0 || file_id_of_call != 0) {
         ev.flags = wire::kEventFlagCompleteValue;
-        ev.value = event.bytes;
+        ev.value = event.bytes >= 0 ? event.bytes : -1;
+        ev.region_id = file_id_of_call;
       }
       break;
     case TraceEventKind::kCounter:

@@ -16,6 +16,13 @@ namespace {
 
 static_assert(LineReader::kLinePadding >= kScanPadding, "lines go to the scanner in place");
 
+// The path of a call whose args.fhash no FH record names (as the engine
+// calls a file id no posix_file mark names).
+constexpr std::string_view kUnknownFile = "<unknown file>";
+// FH records kept per file read (about 100 bytes each); the files named
+// after these read as kUnknownFile.
+constexpr std::size_t kMaxFilePaths = 1'000'000;
+
 // A CM value this large is a µs timestamp (after 1970-01-12), not a parameter.
 constexpr std::int64_t kMinMarkTimestampNs = 1'000'000'000'000;
 
@@ -126,6 +133,13 @@ DftracerReader::Parsed DftracerReader::parse_line(const Line& line, TraceEvent& 
     case kPhaseComplete:
       event.kind = TraceEventKind::kComplete;
       if (r.has_ret) event.bytes = bytes_moved(r);
+      if (!r.fname.empty()) {
+        event.file = r.fname;
+      } else if (!r.fhash.empty()) {
+        file_key_.assign(r.fhash);
+        const auto it = file_paths_.find(file_key_);
+        event.file = it != file_paths_.end() ? std::string_view(it->second) : kUnknownFile;
+      }
       break;
     case kPhaseCounter:
       event.kind = TraceEventKind::kCounter;
@@ -152,6 +166,12 @@ DftracerReader::Parsed DftracerReader::finish_metadata(TraceEvent& event,
   ++stats_.metadata;
   if (event.name == "HH" && info_.host.empty() && !meta_name.empty()) {
     info_.host = std::string(meta_name);
+  }
+  if (event.name == "FH" && !meta_name.empty() && has_meta_value && !meta_value.empty()) {
+    if (file_paths_.size() < kMaxFilePaths) {
+      file_paths_.insert_or_assign(std::string(meta_value), std::string(meta_name));
+    }
+    return Parsed::kSkip;
   }
   if (event.name != "CM" || meta_name.empty() || !has_meta_value) return Parsed::kSkip;
   std::int64_t ts_ns = 0;

@@ -22,7 +22,9 @@ namespace stallwatch::collector {
 //     3 aggregated, 4 metadata) and a "type" column.
 // "hhash" may be an integer or a hex string. Metadata records are consumed:
 // HH names the host; CM records whose value is a µs timestamp become marks
-// (e.g. args.name "epoch.start"). Fork quirk: a forked child keeps its parent's
+// (e.g. args.name "epoch.start"); FH names a file hash (args.value) with its
+// path (args.name), for the POSIX and STDIO calls that give args.fhash rather
+// than args.fname (TraceEvent::file). Fork quirk: a forked child keeps its parent's
 // pid in "pid" and writes its own pid as "tid"; the child is recognised from
 // its `fork` records (ret 0 in the child, ret = child pid in the parent) and
 // its events get os_pid = tid.
@@ -54,6 +56,9 @@ class DftracerReader : public TraceReader {
   // Per (os_pid, mark name) occurrence counters for CM marks.
   std::unordered_map<std::string, std::int64_t> mark_counts_;
   std::string mark_key_;
+  // File paths by the text of their hash (FH records), and the key looked up.
+  std::unordered_map<std::string, std::string> file_paths_;
+  std::string file_key_;
 };
 
 }  // namespace stallwatch::collector

@@ -112,6 +112,10 @@ bool parse_dftracer_record(simdjson::ondemand::parser& parser, std::string_view 
           r.has_ret = detail::json_int(arg_value, r.ret);
         } else if (want_ret && key_is(arg_key, "size")) {
           detail::json_int(arg_value, r.size);
+        } else if (want_ret && key_is(arg_key, "fname")) {
+          detail::json_text(arg_value, r.fname);
+        } else if (want_ret && key_is(arg_key, "fhash")) {
+          detail::json_text(arg_value, r.fhash);
         } else if (key_is(arg_key, "ppid")) {
           detail::json_int(arg_value, r.start_ppid);
         } else if (want_counter && !r.has_counter_value) {

@@ -53,6 +53,10 @@ struct DftracerRecord {
   std::int64_t ret = -1;
   std::int64_t size = -1;  // args.size of a STDIO call (bytes per item)
   bool has_ret = false;
+  // The file of a POSIX/STDIO call: args.fname (its path, older dftracer)
+  // or args.fhash (named by an FH metadata record), as text.
+  std::string_view fname;
+  std::string_view fhash;
   std::int64_t start_ppid = -1;  // args.ppid
 
   // Back to the defaults above, field by field: assigning a fresh record
@@ -70,6 +74,7 @@ struct DftracerRecord {
     step = epoch = kNoValue;
     ret = size = start_ppid = -1;
     has_ret = false;
+    fname = fhash = {};
   }
 };
 

@@ -280,7 +280,9 @@ enum class ArgKey : std::uint8_t {
   kEpoch,
   kRet,
   kPpid,
-  kSize
+  kSize,
+  kFname,
+  kFhash
 };
 
 // The args keys the reader takes, told apart by length first.
@@ -296,6 +298,8 @@ ArgKey arg_key(std::string_view key) {
     case 5:
       if (key == "hhash") return ArgKey::kHhash;
       if (key == "value") return ArgKey::kValue;
+      if (key == "fname") return ArgKey::kFname;
+      if (key == "fhash") return ArgKey::kFhash;
       return key == "epoch" ? ArgKey::kEpoch : ArgKey::kOther;
     default:
       return ArgKey::kOther;
@@ -336,6 +340,12 @@ bool scan_args(Scanner& s, DftracerRecord& r) {
         break;
       case ArgKey::kPpid:
         ok = s.integer(r.start_ppid);
+        break;
+      case ArgKey::kFname:
+        ok = want_ret ? s.text(r.fname) : s.skip_value();
+        break;
+      case ArgKey::kFhash:
+        ok = want_ret ? s.text(r.fhash) : s.skip_value();
         break;
       case ArgKey::kRet:
         if (want_ret) {

@@ -30,13 +30,14 @@ std::vector<Line> top_files_lines(const RankRow& rank, const std::string& window
   if (!has_top_files(rank)) return out;
   Line title;
   title.add("TOP FILES BY I/O TIME", Style::kHeader);
+  const std::string label = window == "total" ? "since start" : window_label(window);
   const auto it = rank.top_files.find(window);
   if (it == rank.top_files.end()) {
-    title.add(" kept per window, not for " + window_label(window), Style::kDim);
+    title.add(" kept per window, not for " + label, Style::kDim);
     out.push_back(std::move(title));
     return out;
   }
-  title.add(" " + window_label(window) + " · each call counted whole where it ended", Style::kDim);
+  title.add(" " + label + " · each call counted whole where it ended", Style::kDim);
   out.push_back(std::move(title));
   const std::vector<Column> columns{{"FILE", 20, Align::kLeft, 0, 200},
                                     {"I/O TIME", 9, Align::kRight, 0},

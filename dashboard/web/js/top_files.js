@@ -7,7 +7,8 @@ import { bytes } from './gpu_counters.js';
 export const kTopFilesColumns = ['file', 'I/O time', 'read', 'written', 'calls'];
 
 export const kTopFilesNote = 'Time inside POSIX and stdio calls on each file (open, read, write, seek, close…), '
-  + 'each call counted whole in the window where it ended; "other files" sums every file past the top 10.';
+  + 'each call counted whole in the window where it ended; "other files" sums every file past the ones listed '
+  + '(and, for the total since the start, the files past the first ones the rank read, 1024 by default).';
 
 const cells = (f) => [seconds(f.io_seconds), bytes(f.read_bytes), bytes(f.write_bytes), count(f.ops)];
 
@@ -26,8 +27,10 @@ export function topFilesRows(row, window) {
   return rows;
 }
 
-// The caption: "Top files by I/O time (10 s)", or why the window has none.
+// The caption: "Top files by I/O time (10 s)" or "(since start)" for the
+// total, or why the window has none (a collector without that window's).
 export function topFilesCaption(row, window) {
-  if (!row?.top_files?.[window]) return `Top files by I/O time: kept per window, not for ${windowLabel(window)}`;
-  return `Top files by I/O time (${windowLabel(window)})`;
+  const label = window === 'total' ? 'since start' : windowLabel(window);
+  if (!row?.top_files?.[window]) return `Top files by I/O time: kept per window, not for ${label}`;
+  return `Top files by I/O time (${label})`;
 }

@@ -11,6 +11,10 @@ const row = {
       other: { io_seconds: 0.002, read_bytes: 4096, write_bytes: 0, ops: 2 },
     },
     '60s': { files: [], other: { io_seconds: 0, read_bytes: 0, write_bytes: 0, ops: 0 } },
+    total: {
+      files: [file('/data/shard-0.bin', 30.5, 2147483648, 0, 40000)],
+      other: { io_seconds: 1.5, read_bytes: 1024, write_bytes: 0, ops: 7 },
+    },
   },
 };
 
@@ -24,7 +28,7 @@ test('one row per file, most time first as the API lists them, then the other fi
 
 test('no "other files" row without calls, and no rows for a window without files', () => {
   assert.deepEqual(topFilesRows(row, '60s'), []);
-  assert.deepEqual(topFilesRows(row, 'total'), []);
+  assert.deepEqual(topFilesRows(row, '300s'), []);
   assert.deepEqual(topFilesRows({}, '10s'), []);
 });
 
@@ -33,5 +37,13 @@ test('the section shows only for a rank with files, and says which window', () =
   assert.equal(hasTopFiles({ top_files: { '10s': row.top_files['60s'] } }), false);
   assert.equal(hasTopFiles({}), false);
   assert.equal(topFilesCaption(row, '10s'), 'Top files by I/O time (10 s)');
-  assert.equal(topFilesCaption(row, 'total'), 'Top files by I/O time: kept per window, not for total');
+  assert.equal(topFilesCaption(row, 'total'), 'Top files by I/O time (since start)');
+  assert.equal(topFilesCaption(row, '300s'), 'Top files by I/O time: kept per window, not for 300 s');
+});
+
+test('the total since the start is one more window', () => {
+  assert.deepEqual(topFilesRows(row, 'total'), [
+    { path: '/data/shard-0.bin', other: false, cells: ['30.5 s', '2.0 GiB', '0 B', '40,000'] },
+    { path: 'other files', other: true, cells: ['1.50 s', '1.0 KiB', '0 B', '7'] },
+  ]);
 });

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <set>
 
 #include "stallwatch/event_flags.h"
 #include "stallwatch/protocol.h"
@@ -561,11 +562,13 @@ std::vector<TopFiles> Oracle::top_files() const {
     return "<unknown file>";
   };
   std::vector<TopFiles> out;
-  for (const std::int64_t w : config_.windows_ns) {
-    // Per cell of the calls' ends in [t - w, t): per (source, file).
+  std::vector<std::int64_t> windows = config_.windows_ns;
+  windows.push_back(0);  // the totals
+  for (const std::int64_t w : windows) {
+    // Per cell of the calls' ends in [t - w, t) (totals: before t): per (source, file).
     std::map<std::int64_t, std::map<std::pair<std::size_t, std::uint32_t>, Sums>> cells;
     for (const FileCall& c : file_calls_) {
-      if (c.end < t - w || c.end >= t) continue;
+      if ((w != 0 && c.end < t - w) || c.end >= t) continue;
       Sums& s = cells[floor_to(c.end, res)][{c.source, c.file}];
       s.io += c.duration;
       s.ops += 1;
@@ -573,12 +576,26 @@ std::vector<TopFiles> Oracle::top_files() const {
     }
     std::map<std::string_view, Sums> by_path;
     Sums other;
+    // The totals keep the first top_files_total_files files finalized (by
+    // cell, then source, then file), the rest in "other".
+    std::set<std::pair<std::size_t, std::uint32_t>> kept;
     for (const auto& [cell, files] : cells) {
       std::vector<std::pair<std::pair<std::size_t, std::uint32_t>, Sums>> rows(files.begin(),
                                                                                files.end());
+      const bool finalized = horizon_ != kNone && cell < horizon_;
+      if (w == 0) {
+        for (const auto& [key, sums] : rows) {
+          if (finalized && !kept.contains(key) && kept.size() >= config_.top_files_total_files) {
+            other.add(sums);
+            continue;
+          }
+          if (finalized) kept.insert(key);
+          by_path[path_of(key.first, key.second)].add(sums);
+        }
+        continue;
+      }
       std::stable_sort(rows.begin(), rows.end(),
                        [](const auto& a, const auto& b) { return a.second.io > b.second.io; });
-      const bool finalized = horizon_ != kNone && cell < horizon_;
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (finalized && i >= config_.top_files_per_cell) {
           other.add(rows[i].second);
@@ -594,7 +611,7 @@ std::vector<TopFiles> Oracle::top_files() const {
     top.window_ns = w;
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       const Sums& s = sorted[i].second;
-      if (i < TopFiles::kTopFilesShown) {
+      if (i < config_.top_files_shown) {
         top.files.push_back(
             FileIoEntry{std::string(sorted[i].first), s.io, s.read, s.write, s.ops});
       } else {

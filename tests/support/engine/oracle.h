@@ -36,10 +36,11 @@ class Oracle {
   // should report now, device busy and data stall counted with the device
   // signal in force at each horizon move.
   FinalizedTotals finalized() const;
-  // The top files by I/O time of each configured window the engine should
-  // report now (docs/api.md, "Top files by I/O time"): the calls that count
-  // summed per cell of their end, a finalized cell (before the horizon) cut
-  // to its top_files_per_cell files.
+  // The top files by I/O time of each configured window and the totals the
+  // engine should report now (docs/api.md, "Top files by I/O time"): the
+  // calls that count summed per cell of their end, a finalized cell (before
+  // the horizon) cut to its top_files_per_cell files; the totals keep the
+  // first top_files_total_files files finalized.
   std::vector<TopFiles> top_files() const;
   std::uint64_t late_events() const { return late_; }
   std::uint64_t unpaired_events() const { return unpaired_; }

@@ -26,8 +26,9 @@ EngineConfig property_config() {
   c.max_steps_kept = 1 << 20;
   c.timeline_max_regions = 64;
   c.step_histogram_bounds_ns = {us(500), ms(1), ms(2), ms(4)};
-  c.top_files_per_cell = 1;    // so that finalized cells have an "other" row
-  c.max_files_per_source = 3;  // so that a file id goes unnamed
+  c.top_files_per_cell = 1;     // so that finalized cells have an "other" row
+  c.max_files_per_source = 3;   // so that a file id goes unnamed
+  c.top_files_total_files = 2;  // so that the totals have an "other" row
   return c;
 }
 

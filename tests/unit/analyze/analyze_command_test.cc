@@ -86,6 +86,58 @@ TEST(AnalyzeCommand, JsonCarriesDfanalyzerFieldsAndTheEngineView) {
   EXPECT_EQ(doc.at("reads").size(), 8u);
 }
 
+// Rank 0 of the DLIO trace reads 27 files (named by FH records, the calls by
+// args.fhash) in 1 315 POSIX calls; summed independently from the .pfw: the
+// most time, 868 462 µs in 65 calls reading 732 909 805 bytes, is on
+// img_003_of_168.hdf5, and all calls take 16 005 156 µs.
+TEST(AnalyzeCommand, APfwTracesTopFilesByIoTimeOverTheWholeRun) {
+  const std::string file = dlio_files()[0];
+  const CommandRun r = analyze({file, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& top = doc.at("stallwatch").at("jobs").at(0).at("ranks").at(0).at("top_files");
+  ASSERT_TRUE(top.is_object()) << top.dump();
+  const auto& files = top.at("files");
+  ASSERT_EQ(files.size(), 10u);
+  EXPECT_EQ(files[0].at("path"),
+            "/p/lustre3/izzet/dlio-benchmark-test/unet3d_v100_hdf5_168/data/train/"
+            "img_003_of_168.hdf5");
+  EXPECT_DOUBLE_EQ(files[0].at("io_seconds").get<double>(), 0.868462);
+  EXPECT_EQ(files[0].at("read_bytes").get<std::int64_t>(), 732'909'805);
+  EXPECT_EQ(files[0].at("write_bytes").get<std::int64_t>(), 0);
+  EXPECT_EQ(files[0].at("ops").get<std::int64_t>(), 65);
+  std::int64_t ops = top.at("other").at("ops").get<std::int64_t>();
+  double seconds = top.at("other").at("io_seconds").get<double>();
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    ops += files[i].at("ops").get<std::int64_t>();
+    seconds += files[i].at("io_seconds").get<double>();
+    if (i > 0) {
+      EXPECT_LE(files[i].at("io_seconds"), files[i - 1].at("io_seconds"));
+    }
+  }
+  EXPECT_EQ(ops, 1315);
+  EXPECT_NEAR(seconds, 16.005156, 1e-9);
+
+  const CommandRun text = analyze({file});
+  ASSERT_EQ(text.code, 0) << text.err;
+  const auto at = text.out.find("top files by I/O time (whole run)");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("img_003_of_168.hdf5", at), std::string::npos);
+  EXPECT_NE(text.out.find("0.868462", at), std::string::npos);
+  EXPECT_NE(text.out.find("other files", at), std::string::npos);
+}
+
+// A Kineto trace has no file calls: no section, a null in the JSON.
+TEST(AnalyzeCommand, ATraceWithoutFileCallsHasNoTopFiles) {
+  const CommandRun r =
+      analyze({testing::test_data("kineto/two-rank/sampled_rank-1.json.gz"), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc.at("stallwatch").at("jobs").at(0).at("ranks").at(0).at("top_files").is_null());
+  const CommandRun text = analyze({testing::test_data("kineto/two-rank/sampled_rank-1.json.gz")});
+  EXPECT_EQ(text.out.find("top files by I/O time"), std::string::npos);
+}
+
 TEST(AnalyzeCommand, ReadingRanksInParallelChangesNothing) {
   std::vector<std::string> words = dlio_files();
   words.push_back(testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"));

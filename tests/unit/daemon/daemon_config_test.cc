@@ -195,6 +195,48 @@ TEST(ApplyToml, ClassRuleErrorsNameTheKey) {
   EXPECT_NE(preset.find("nope"), std::string::npos) << preset;
 }
 
+TEST(ApplyToml, TopFilesLimitsAndTheShownCount) {
+  DaemonConfig c = default_daemon_config();
+  EXPECT_EQ(c.engine.top_files_per_cell, 16u);
+  EXPECT_EQ(c.engine.top_files_total_files, 1024u);
+  EXPECT_EQ(c.engine.top_files_shown, 10u);
+  EXPECT_EQ(c.engine.max_files_per_source, 4096u);
+  EXPECT_EQ(c.prometheus.top_files, 3u);
+  const char* text = R"(
+[engine]
+top_files_per_cell = 4
+top_files_total_files = 100000
+top_files_shown = 25
+max_files_per_source = 1
+[prometheus]
+top_files = 0
+)";
+  ASSERT_EQ(apply_toml(text, "f.toml", c), "");
+  EXPECT_EQ(c.engine.top_files_per_cell, 4u);
+  EXPECT_EQ(c.engine.top_files_total_files, 100000u);
+  EXPECT_EQ(c.engine.top_files_shown, 25u);
+  EXPECT_EQ(c.engine.max_files_per_source, 1u);
+  EXPECT_EQ(c.prometheus.top_files, 0u);
+  EXPECT_EQ(validate(c), "");
+
+  struct Case {
+    const char* toml;
+    const char* expect;
+  };
+  for (const Case& k :
+       {Case{"[engine]\ntop_files_per_cell = 0\n", "f.toml:2: engine.top_files_per_cell"},
+        Case{"[engine]\ntop_files_total_files = -1\n", "engine.top_files_total_files"},
+        Case{"[engine]\ntop_files_shown = 1001\n", "engine.top_files_shown"},
+        Case{"[engine]\ntop_files_shown = \"ten\"\n", "engine.top_files_shown"},
+        Case{"[engine]\nmax_files_per_source = 0\n", "engine.max_files_per_source"},
+        Case{"[prometheus]\ntop_files = -1\n", "prometheus.top_files"},
+        Case{"[prometheus]\ntop_files = 1.5\n", "prometheus.top_files"}}) {
+    DaemonConfig d = default_daemon_config();
+    const std::string err = apply_toml(k.toml, "f.toml", d);
+    EXPECT_NE(err.find(k.expect), std::string::npos) << k.toml << " -> " << err;
+  }
+}
+
 TEST(ApplyToml, PrometheusSectionAddsWindowsActivityAndTheHistogram) {
   DaemonConfig c = default_daemon_config();
   EXPECT_TRUE(c.prometheus.per_rank_windows_ns.empty());

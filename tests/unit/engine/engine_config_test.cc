@@ -29,6 +29,11 @@ TEST(EngineConfig, ErrorsNameTheField) {
       {[](EngineConfig& c) { c.max_ranks = 0; }, "max_ranks"},
       {[](EngineConfig& c) { c.max_sources_per_rank = 70000; }, "max_sources_per_rank"},
       {[](EngineConfig& c) { c.step_mark.clear(); }, "step_mark"},
+      {[](EngineConfig& c) { c.top_files_per_cell = 0; }, "top_files_per_cell"},
+      {[](EngineConfig& c) { c.max_files_per_source = 0; }, "max_files_per_source"},
+      {[](EngineConfig& c) { c.top_files_total_files = 0; }, "top_files_total_files"},
+      {[](EngineConfig& c) { c.top_files_shown = 0; }, "top_files_shown"},
+      {[](EngineConfig& c) { c.top_files_shown = 1001; }, "top_files_shown"},
       {[](EngineConfig& c) {
          c.step_histogram_bounds_ns = {2, 1};
        },

@@ -40,7 +40,8 @@ TEST(EngineTopFiles, MostTimeFirstWithBytesAndCalls) {
   h.send(main.take(kT0 + ms(20)));
   const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(20)), "job", 0);
   ASSERT_NE(r, nullptr);
-  ASSERT_EQ(r->top_files.size(), 2u);  // the configured windows, not the totals
+  ASSERT_EQ(r->top_files.size(), 3u);  // the configured windows and the totals
+  EXPECT_EQ(r->top_files.back().window_ns, 0);
   const TopFiles& t = top(*r, ms(30));
   ASSERT_EQ(t.files.size(), 2u);
   EXPECT_EQ(t.files[0], (FileIoEntry{"/data/a", ms(4) + us(110), 5096, 0, 4}));
@@ -48,6 +49,9 @@ TEST(EngineTopFiles, MostTimeFirstWithBytesAndCalls) {
   EXPECT_EQ(t.other, FileIoEntry{});
   // The 10 ms window [10, 20) ms holds none of them: every call ended before.
   EXPECT_TRUE(top(*r, ms(10)).files.empty());
+  // The totals hold them all, pending or not.
+  EXPECT_EQ(top(*r, 0).files, t.files);
+  EXPECT_EQ(top(*r, 0).other, t.other);
 }
 
 TEST(EngineTopFiles, ALongCallCountsWholeAtItsEndAndAnOpenOneNotYet) {
@@ -126,7 +130,7 @@ TEST(EngineTopFiles, ManyFilesAreBoundedPerCellAndSumExactly) {
 }
 
 TEST(FileIoTracker, AFinalizedCellKeepsItsTopFilesAndOneOtherRow) {
-  detail::FileIoTracker files(ms(1), 4);
+  detail::FileIoTracker files(ms(1), 4, 100);
   for (std::uint32_t f = 0; f < 10'000; ++f)
     files.add(kT0 + us(f % 100 * 10), detail::FileKey{0, f + 1}, f, detail::IoDirection::kRead, 1);
   EXPECT_EQ(files.pending(), 10'000u);
@@ -146,6 +150,75 @@ TEST(FileIoTracker, AFinalizedCellKeepsItsTopFilesAndOneOtherRow) {
   EXPECT_EQ(kept, (std::vector<std::uint32_t>{10'000, 9'999, 9'998, 9'997}));
   files.trim(cell + 1);
   EXPECT_EQ(files.finalized_rows(), 0u);
+  // The totals keep the first 100 files finalized exactly, the rest in "other".
+  EXPECT_EQ(files.total_rows(), 101u);
+  ops = 0;
+  ns = 0;
+  kept.clear();
+  files.for_each_total_row(cell + 1, [&](const detail::FileIoRow& row) {
+    ops += row.sums.ops;
+    ns += row.sums.io_ns;
+    if (!row.other) kept.push_back(row.key.file);
+  });
+  EXPECT_EQ(ops, 10'000);
+  EXPECT_EQ(ns, 9'999LL * 10'000 / 2);
+  ASSERT_EQ(kept.size(), 100u);
+  EXPECT_EQ(kept.front(), 1u);
+  EXPECT_EQ(kept.back(), 100u);
+}
+
+// The totals are exact since the rank's start, long after the windows and
+// the history have let go of the calls, and bounded: a file past
+// top_files_total_files goes to "other", the ones kept keep counting.
+TEST(EngineTopFiles, TotalsAreExactSinceTheStartAndBounded) {
+  EngineConfig c = small_config();
+  c.windows_ns = {ms(10)};
+  c.verdict_window_ns = ms(10);
+  c.history_ns = ms(20);
+  c.top_files_per_cell = 1;
+  c.top_files_total_files = 2;
+  c.top_files_shown = 2;
+  Harness h(c);
+  auto main = h.source(100);
+  main.file_name("/a", 1, kT0).file_name("/b", 2, kT0).file_name("/c", 3, kT0);
+  // 100 ms of calls: /a 2 ms and /b 1 ms every 10 ms from the start, /c
+  // (first finalized after them) 4 ms every 10 ms from 50 ms on.
+  std::int64_t c_ns = 0;
+  for (int i = 0; i < 10; ++i) {
+    const std::int64_t at = kT0 + ms(10 * i + 5);
+    main.call("POSIX", "read", at, ms(2), 1, 100).call("POSIX", "write", at, ms(1), 2, 10);
+    if (i >= 5) {
+      main.call("POSIX", "read", at, ms(4), 3, 1);
+      c_ns += ms(4);
+    }
+    h.send(main.take(at + ms(5)));
+    h.tick(at + ms(5));
+  }
+  h.send(main.take(kT0 + ms(130)));
+  const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(130)), "job", 0);
+  ASSERT_NE(r, nullptr);
+  const TopFiles& totals = top(*r, 0);
+  EXPECT_EQ(totals.files,
+            (std::vector<FileIoEntry>{{"/a", ms(20), 1000, 0, 10}, {"/b", ms(10), 0, 100, 10}}));
+  EXPECT_EQ(totals.other, (FileIoEntry{"", c_ns, 5, 0, 5}));
+  // The 10 ms window [120, 130) ms has no calls left.
+  EXPECT_TRUE(top(*r, ms(10)).files.empty());
+}
+
+TEST(EngineTopFiles, TheShownCountIsConfigured) {
+  EngineConfig c = small_config();
+  c.top_files_shown = 1;
+  Harness h(c);
+  auto main = h.source(100);
+  main.file_name("/a", 1, kT0).file_name("/b", 2, kT0);
+  main.call("POSIX", "read", kT0 + ms(2), ms(2), 1, 1)
+      .call("POSIX", "read", kT0 + ms(3), ms(1), 2, 2);
+  h.send(main.take(kT0 + ms(10)));
+  const RankSnapshot* r = find_rank(*h.tick(kT0 + ms(10)), "job", 0);
+  for (std::int64_t w : {ms(10), std::int64_t{0}}) {
+    EXPECT_EQ(top(*r, w).files, (std::vector<FileIoEntry>{{"/a", ms(2), 1, 0, 1}}));
+    EXPECT_EQ(top(*r, w).other, (FileIoEntry{"", ms(1), 2, 0, 1}));
+  }
 }
 
 TEST(EngineTopFiles, ASourceNamesAtMostMaxFilesPerSource) {

@@ -77,7 +77,7 @@ struct Rig {
   IoVolumeTracker io{10};
   NameId cuda_runtime = NameTable::kEmpty;
   LaunchTracker launches{10};
-  FileIoTracker files{10, 4};
+  FileIoTracker files{10, 4, 16};
   EventWalk walk;
   SourceTracker src;
 };

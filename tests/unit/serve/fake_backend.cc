@@ -111,15 +111,19 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
     s.gpu_counters = gpu_counters();
     // Before and within the timeline's 10 s: only the second is served.
     s.peer_waits = {{kNow - 30 * kS, kNow - 29 * kS, 1}, {kNow - 2 * kS, kNow - kS, 3}};
-    // Two files read, one written, a rest in "other", in every window.
+    // Two files read, one written, a rest in "other", in every window; the
+    // totals since the start hold more.
     for (std::int64_t w : windows) {
-      if (w == 0) continue;
       TopFiles t;
       t.window_ns = w;
       t.files = {{"/data/shard-0.bin", 3'250'000'000, 268'435'456, 0, 4097},
                  {"/ckpt/model.pt", 500'000'000, 0, 1'048'576, 12},
                  {"/data/shard-1.bin", 125'000'000, 1'000, 0, 3}};
       t.other = {"", 2'000'000, 4096, 0, 2};
+      if (w == 0) {
+        t.files.at(0).io_ns = 32'500'000'000;
+        t.other = {"", 7'000'000'000, 1 << 30, 0, 70'000};
+      }
       s.top_files.push_back(t);
     }
   }

@@ -105,9 +105,9 @@ TEST_F(PrometheusText, TwentySeriesPerRankByDefault) {
   // Rank 1 of demo-slow has no NVML samples and no captured I/O: counters, info, verdict, peer
   // wait, p50, p95.
   EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="1")"), 20u) << text_.substr(0, 6000);
-  // Rank 0 adds its NVML samples (four of device 0, utilization of device 1) and its four I/O
-  // counters.
-  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="0")"), 20u + 5u + 4u);
+  // Rank 0 adds its NVML samples (four of device 0, utilization of device 1), its four I/O
+  // counters and its three top files.
+  EXPECT_EQ(count_with(text_, R"(job_id="demo-slow",rank="0")"), 20u + 5u + 4u + 3u);
   // No per-window gauge of today unless configured.
   EXPECT_FALSE(has_line(text_, "# TYPE stallwatch_data_stall_ratio gauge"));
   EXPECT_EQ(text_.find("stallwatch_rank_state"), std::string::npos);
@@ -210,6 +210,45 @@ TEST_F(PrometheusText, PerRankWindowsBringBackTheWindowGauges) {
             3u);
   // 20 default + 33 metrics x 2 windows + 2 verdicts + 2 peer waits.
   EXPECT_EQ(count_with(text, R"(job_id="demo-slow",rank="1")"), 20u + 66u + 2u + 2u);
+}
+
+TEST_F(PrometheusText, TopFilesOfTheVerdictWindowBoundedPerRank) {
+  EXPECT_TRUE(has_line(text_, "# TYPE stallwatch_top_file_io_seconds gauge"));
+  EXPECT_TRUE(has_line(
+      text_,
+      R"(stallwatch_top_file_io_seconds{job_id="demo-slow",rank="0",window="60s",path="/data/shard-0.bin"} 3.25)"));
+  EXPECT_TRUE(has_line(
+      text_,
+      R"(stallwatch_top_file_io_seconds{job_id="demo-slow",rank="0",window="60s",path="/ckpt/model.pt"} 0.5)"));
+  EXPECT_EQ(count_prefixed(text_, "stallwatch_top_file_io_seconds{", R"(rank="0")"), 3u);
+  EXPECT_EQ(count_prefixed(text_, "stallwatch_top_file_io_seconds{", R"(rank="1")"), 0u)
+      << "no file I/O, no series";
+  EXPECT_EQ(count_prefixed(text_, "stallwatch_top_file_io_seconds{", R"(window="10s")"), 0u);
+
+  PrometheusConfig one;
+  one.top_files = 1;
+  const std::string text = render(one);
+  EXPECT_EQ(count_prefixed(text, "stallwatch_top_file_io_seconds{", R"(job_id="demo-slow")"), 1u);
+  EXPECT_TRUE(has_line(
+      text,
+      R"(stallwatch_top_file_io_seconds{job_id="demo-slow",rank="0",window="60s",path="/data/shard-0.bin"} 3.25)"));
+
+  PrometheusConfig none;
+  none.top_files = 0;
+  EXPECT_EQ(render(none).find("stallwatch_top_file_io_seconds"), std::string::npos);
+}
+
+TEST_F(PrometheusText, TopFilePathsAreEscaped) {
+  auto snap = testing::make_snapshot(25);
+  for (JobSnapshot& job : snap->jobs) {
+    for (RankSnapshot& r : job.ranks) {
+      for (TopFiles& t : r.top_files)
+        t.files.at(0).path = "/odd\\dir/\"q\"\nx";
+    }
+  }
+  state_->snapshot = snap;
+  const std::string text = render();
+  EXPECT_NE(text.find(R"(path="/odd\\dir/\"q\"\nx"} 3.25)"), std::string::npos) << text;
 }
 
 TEST_F(PrometheusText, RankActivityIsOptIn) {

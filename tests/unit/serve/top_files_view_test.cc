@@ -28,7 +28,11 @@ TEST(TopFilesView, RankRowsListTheirFilesPerWindowWithTheRestInOther) {
   const json d = get_json(router, "/api/v1/jobs/demo-slow");
   const json& top = d["ranks"][0]["top_files"];
   ASSERT_TRUE(top.is_object());
-  EXPECT_FALSE(top.contains("total")) << "only the configured windows";
+  ASSERT_TRUE(top.contains("total")) << "the configured windows and the total";
+  EXPECT_EQ(top["total"]["files"][0]["io_seconds"], 32.5);
+  EXPECT_EQ(
+      top["total"]["other"],
+      json({{"io_seconds", 7.0}, {"read_bytes", 1 << 30}, {"write_bytes", 0}, {"ops", 70000}}));
   ASSERT_TRUE(top.contains("60s"));
   const json& files = top["60s"]["files"];
   ASSERT_EQ(files.size(), 3u);

@@ -272,5 +272,41 @@ TEST(DftracerReader, StdioCallsMoveTheirItemsTimesTheirSize) {
   EXPECT_EQ(bytes, (std::vector<std::int64_t>{40, -1, 0, -1, -1}));
 }
 
+// A POSIX or STDIO call's file: args.fname (older dftracer), else its
+// args.fhash as an FH record named it; an fhash no FH record names is
+// "<unknown file>", and a call without either has none.
+TEST(DftracerReader, CallsNameTheirFileByFnameOrByTheFhRecordOfTheirFhash) {
+  TempDir dir;
+  const std::string content =
+      R"({"id":1,"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"hhash":7,"name":"/data/a.bin","value":16070890475139568535}})"
+      "\n"
+      R"({"id":2,"name":"pread","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"hhash":7,"fd":3,"fhash":16070890475139568535,"ret":8}})"
+      "\n"
+      R"({"id":3,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":20,"dur":5,"ph":"X","args":{"fname":"/data/b.bin","ret":4}})"
+      "\n"
+      R"({"id":4,"name":"close","cat":"POSIX","pid":1,"tid":1,"ts":30,"dur":1,"ph":"X","args":{"fhash":"00ff"}})"
+      "\n"
+      R"({"id":5,"name":"fork","cat":"POSIX","pid":1,"tid":1,"ts":40,"dur":1,"ph":"X","args":{"ret":2}})"
+      "\n"
+      R"({"id":6,"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"/data/c \"q\".bin","value":"00ff"}})"
+      "\n"
+      R"({"id":7,"name":"fread","cat":"STDIO","pid":1,"tid":1,"ts":50,"dur":1,"ph":"X","args":{"fhash":"00ff","size":2,"ret":3}})"
+      "\n"
+      R"({"id":8,"name":"compute","cat":"ai_framework","pid":1,"tid":1,"ts":60,"dur":1,"ph":"X","args":{"fname":"/not/a/call"}})"
+      "\n";
+  const Read r = read_all(dir.write("files.pfw", content));
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.stats.malformed, 0u);
+  std::vector<std::string> files;
+  for (const TraceEvent& e : r.events)
+    files.emplace_back(e.file);
+  // The FH record is metadata (no event); the one that names 00ff after the
+  // close names it for the fread.
+  EXPECT_EQ(files, (std::vector<std::string>{"/data/a.bin", "/data/b.bin", "<unknown file>", "",
+                                             "/data/c \"q\".bin", ""}));
+  EXPECT_EQ(r.events[0].bytes, 8);
+  EXPECT_EQ(r.events[4].bytes, 6);
+}
+
 }  // namespace
 }  // namespace stallwatch::collector

@@ -20,7 +20,10 @@ constexpr const char* kFilesRow = R"({"rank": 0, "state": "active", "windows": {
       {"path": "/data/shard-0.bin", "io_seconds": 3.25, "read_bytes": 268435456, "write_bytes": 0, "ops": 4097},
       {"path": "/ckpt/model.pt", "io_seconds": 0.5, "read_bytes": 0, "write_bytes": 1048576, "ops": 12}],
       "other": {"io_seconds": 0.002, "read_bytes": 4096, "write_bytes": 0, "ops": 2}},
-    "60s": {"files": [], "other": {"io_seconds": 0, "read_bytes": 0, "write_bytes": 0, "ops": 0}}}})";
+    "60s": {"files": [], "other": {"io_seconds": 0, "read_bytes": 0, "write_bytes": 0, "ops": 0}},
+    "total": {"files": [
+      {"path": "/data/shard-0.bin", "io_seconds": 30.5, "read_bytes": 2147483648, "write_bytes": 0, "ops": 40000}],
+      "other": {"io_seconds": 1.5, "read_bytes": 1024, "write_bytes": 0, "ops": 7}}}})";
 
 RankRow files_rank() {
   const auto parsed =
@@ -45,7 +48,7 @@ const std::string* line_with(const std::vector<std::string>& lines, const std::s
 
 TEST(TopFilesTextTest, ParsesEachWindowsFilesAndTheRest) {
   const RankRow r = files_rank();
-  ASSERT_EQ(r.top_files.size(), 2u);
+  ASSERT_EQ(r.top_files.size(), 3u);
   const TopFilesView& t = r.top_files.at("10s");
   ASSERT_EQ(t.files.size(), 2u);
   EXPECT_EQ(t.files[0].path, "/data/shard-0.bin");
@@ -75,8 +78,14 @@ TEST(TopFilesTextTest, OneRowPerFileMostTimeFirstThenTheOtherFiles) {
   ASSERT_EQ(empty.size(), 3u);
   EXPECT_NE(empty[2].find("no file I/O in this window"), std::string::npos);
   const auto total = texts(top_files_lines(r, "total", 100), 100);
-  ASSERT_EQ(total.size(), 1u);
-  EXPECT_NE(total[0].find("kept per window, not for total"), std::string::npos);
+  ASSERT_EQ(total.size(), 4u);
+  EXPECT_NE(total[0].find("TOP FILES BY I/O TIME since start"), std::string::npos) << total[0];
+  for (const char* part : {"/data/shard-0.bin", "30.5 s", "2.0 GiB", "40,000"})
+    EXPECT_NE(total[2].find(part), std::string::npos) << part << " in " << total[2];
+  EXPECT_NE(total[3].find("other files"), std::string::npos) << total[3];
+  const auto missing = texts(top_files_lines(r, "300s", 100), 100);
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_NE(missing[0].find("kept per window, not for 300 s"), std::string::npos);
   EXPECT_TRUE(top_files_lines(RankRow{}, "10s", 100).empty()) << "no files, no section";
 }
 

@@ -68,10 +68,14 @@ struct EngineConfig {
   std::size_t max_open_regions_per_source = 4096;
   std::size_t max_steps_kept = 8192;  // per rank, for step-time percentiles
   // Top files by I/O time (docs/api.md): files each finalized resolution
-  // cell keeps by name (the rest of the cell is one "other" row), and file
-  // names (posix_file marks) remembered per source.
+  // cell keeps by name (the rest of the cell is one "other" row), file names
+  // (posix_file marks) remembered per source, files a rank's totals keep by
+  // name (the first it finalizes; later ones are summed in "other"), and
+  // files listed per window (the rest is "other").
   std::size_t top_files_per_cell = 16;
   std::size_t max_files_per_source = 4096;
+  std::size_t top_files_total_files = 1024;
+  std::size_t top_files_shown = 10;  // at most 1000
   // Upper bounds of a per-rank histogram of finalized step durations
   // (FinalizedTotals::step_buckets), ascending; empty: none is kept.
   std::vector<std::int64_t> step_histogram_bounds_ns;
@@ -99,6 +103,8 @@ std::string validate(const EngineConfig& config);
 
 // The most bounds EngineConfig::step_histogram_bounds_ns may have.
 inline constexpr std::size_t kMaxStepHistogramBounds = 64;
+// Most files EngineConfig::top_files_shown may list per window.
+inline constexpr std::size_t kMaxTopFilesShown = 1000;
 // The index of the first of `bounds_ns` that is not positive or not above
 // the one before it; bounds_ns.size() when every one is (the order
 // step_histogram_bounds_ns needs).

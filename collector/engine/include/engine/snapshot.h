@@ -219,8 +219,9 @@ struct FileIoEntry {
   bool operator==(const FileIoEntry&) const = default;
 };
 
-// A rank's files by I/O time over one configured window: at most
-// kTopFilesShown, most time first, and the rest summed in `other`.
+// A rank's files by I/O time over one configured window (window_ns 0: since
+// the rank's start): at most EngineConfig::top_files_shown (by default
+// kTopFilesShown), most time first, and the rest summed in `other`.
 struct TopFiles {
   static constexpr std::size_t kTopFilesShown = 10;
   std::int64_t window_ns = 0;
@@ -251,8 +252,8 @@ struct RankSnapshot {
   std::vector<ProcessSnapshot> processes;
   GpuCounters gpu_counters;
   FinalizedTotals finalized;
-  // Its top files by I/O time, one entry per configured window (not the
-  // totals), in windows order.
+  // Its top files by I/O time, one entry per configured window and the
+  // totals (window_ns 0), in windows order.
   std::vector<TopFiles> top_files;
   // Its COMM calls within the timeline span, as the peer matching took them
   // (empty for a rank that never had COMM time). Not served: a collector

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -23,6 +24,10 @@ struct PrometheusConfig {
   std::vector<std::int64_t> job_windows_ns;
   // Per rank also: events and batches received, the latest epoch and step.
   bool rank_activity = false;
+  // Per rank with captured file I/O: its files with the most I/O time over
+  // the verdict window (`stallwatch_top_file_io_seconds`), at most this many
+  // (and at most the engine's top_files_shown); 0: none.
+  std::size_t top_files = 3;
 };
 
 }  // namespace stallwatch::collector

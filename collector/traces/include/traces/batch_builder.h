@@ -34,7 +34,15 @@ namespace stallwatch::collector {
 // records are skipped; durations are capped at 24 h and names at max_name_bytes, as the wire
 // validator requires.
 //
-// Not thread-safe. Memory: one pending batch per process.
+// A POSIX or STDIO call on a file (TraceEvent::file) is sent as the POSIX
+// agent sends it: the process names each file once with a `posix_file` mark
+// (name: the path, value: a file id from 1 on, at the first call on it), and
+// the call carries the id in its subject with its bytes as the complete
+// value (-1 when it moves none), so a replayed trace has top files by I/O
+// time (docs/api.md). A process names at most max_files_per_process files;
+// the calls on later ones carry no file.
+//
+// Not thread-safe. Memory: one pending batch and its file ids per process.
 class BatchBuilder {
  public:
   using Emit = std::function<void(const DecodedBatch&)>;
@@ -45,7 +53,8 @@ class BatchBuilder {
     std::size_t max_events = 4096;    // per batch
     std::int64_t time_offset_ns = 0;  // added to every timestamp (replay rebasing)
     std::string agent_version = "stallwatch-replay";
-    std::size_t max_name_bytes = 1024;  // longer names are cut (wire limit)
+    std::size_t max_name_bytes = 1024;         // longer names are cut (wire limit)
+    std::size_t max_files_per_process = 4096;  // as the engine's max_files_per_source
   };
 
   BatchBuilder(NameTable& names, Options options);
@@ -68,6 +77,7 @@ class BatchBuilder {
     std::uint64_t next_seq = 0;
     std::int64_t watermark = std::numeric_limits<std::int64_t>::min();
     bool finished = false;
+    std::map<std::string, std::uint32_t, std::less<>> files;  // path -> posix_file id
   };
   using Key = std::tuple<int, std::int64_t, std::int64_t>;  // format, rank, pid
   // A direct-mapped cache of (cat, name) -> ids in front of NameTable::intern;
@@ -86,6 +96,9 @@ class BatchBuilder {
   void flush(Process& p, bool final, const Emit& emit, bool heartbeat = false);
   NameId intern(std::string_view name);
   const CachedNames& intern_names(std::string_view cat, std::string_view name);
+  // The file id of `path` in `p` (0: over the limit), naming it with a
+  // posix_file mark at `ts_ns` the first time.
+  std::uint32_t file_id(Process& p, std::string_view path, std::int64_t ts_ns, std::uint32_t tid);
 
   NameTable& names_;
   Options options_;
@@ -98,6 +111,7 @@ class BatchBuilder {
   NameId dataloader_cat_ = 0;
   NameId fetch_name_ = 0;
   NameId step_name_ = 0;
+  NameId posix_file_cat_ = 0;
   std::uint64_t batches_ = 0;
   std::uint64_t events_ = 0;
 };

@@ -39,6 +39,11 @@ struct TraceEvent {
   // dftracer's args.ret, times args.size for fread/fwrite; 0 for a failed
   // call); -1 when the record does not say.
   std::int64_t bytes = -1;
+  // The path of the file a POSIX or STDIO call (a Complete) worked on:
+  // dftracer's args.fname, or its args.fhash as an FH metadata record of the
+  // same file names it ("<unknown file>" when none does); empty when the
+  // record names no file.
+  std::string_view file;
   std::int64_t step = kNoValue;   // args.step
   std::int64_t epoch = kNoValue;  // args.epoch
   std::int64_t stream = -1;       // Kineto args.stream; -1 = not a device row
