@@ -72,6 +72,9 @@ struct EngineConfig {
   // names (posix_file marks) remembered per source.
   std::size_t top_files_per_cell = 16;
   std::size_t max_files_per_source = 4096;
+  // Top kernels by device time (docs/api.md): names each finalized
+  // resolution cell keeps (the rest of the cell is one "other" row).
+  std::size_t top_kernels_per_cell = 16;
   // Upper bounds of a per-rank histogram of finalized step durations
   // (FinalizedTotals::step_buckets), ascending; empty: none is kept.
   std::vector<std::int64_t> step_histogram_bounds_ns;
