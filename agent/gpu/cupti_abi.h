@@ -28,6 +28,7 @@ using ActivityKind = int;  // CUpti_ActivityKind (an int-sized enum)
 inline constexpr ActivityKind kActivityMemcpy = 1;
 inline constexpr ActivityKind kActivityMemset = 2;
 inline constexpr ActivityKind kActivityKernel = 3;  // serializing: never enabled here
+inline constexpr ActivityKind kActivityDriver = 4;
 inline constexpr ActivityKind kActivityRuntime = 5;
 inline constexpr ActivityKind kActivityConcurrentKernel = 10;
 
@@ -118,6 +119,14 @@ inline constexpr std::uint32_t kCbidLaunchKernelExC = 430;
 inline constexpr std::uint32_t kCbidLaunchKernelExCPtsz = 431;
 inline constexpr std::uint32_t kCbidLaunchKernelInternal = 505;  // __cudaLaunchKernel
 inline constexpr std::uint32_t kCbidLaunchKernelInternalPtsz = 506;
+
+// CUpti_driver_api_trace_cbid values of the driver calls that launch kernels
+// (how Triton and other JIT compilers launch): cuLaunchKernel and
+// cuLaunchKernelEx, with their _ptsz twins.
+inline constexpr std::uint32_t kCbidCuLaunchKernel = 307;
+inline constexpr std::uint32_t kCbidCuLaunchKernelPtsz = 442;
+inline constexpr std::uint32_t kCbidCuLaunchKernelEx = 652;
+inline constexpr std::uint32_t kCbidCuLaunchKernelExPtsz = 653;
 
 // CUpti_ActivityMemcpyKind values named in event names.
 inline constexpr std::uint8_t kMemcpyHtoD = 1;

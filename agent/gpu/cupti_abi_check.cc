@@ -10,6 +10,7 @@
 
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
 #include <cupti_result.h>
 #include <cupti_runtime_cbid.h>
 #include <cupti_version.h>
@@ -33,6 +34,9 @@ static_assert(CUPTI_ACTIVITY_KIND_MEMSET == kActivityMemset);
 static_assert(CUPTI_ACTIVITY_KIND_KERNEL == kActivityKernel);
 static_assert(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL == kActivityConcurrentKernel);
 static_assert(CUPTI_ACTIVITY_KIND_RUNTIME == kActivityRuntime);
+static_assert(CUPTI_ACTIVITY_KIND_DRIVER == kActivityDriver);
+static_assert(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel == kCbidCuLaunchKernel);
+static_assert(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz == kCbidCuLaunchKernelPtsz);
 static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 == kCbidMemcpyAsync);
 static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 == kCbidMemsetAsync);
 static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 == kCbidLaunchKernel);
@@ -44,6 +48,8 @@ static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 == kCbidLaunch
 static_assert(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 == kCbidLaunchKernelExCPtsz);
 #endif
 #if CUPTI_API_VERSION >= 130000
+static_assert(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx == kCbidCuLaunchKernelEx);
+static_assert(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz == kCbidCuLaunchKernelExPtsz);
 static_assert(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 == kCbidLaunchKernelInternal);
 static_assert(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 ==
               kCbidLaunchKernelInternalPtsz);

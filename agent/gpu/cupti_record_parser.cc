@@ -56,6 +56,19 @@ std::string_view launch_call_name(std::uint32_t cbid) noexcept {
   }
 }
 
+std::string_view driver_launch_call_name(std::uint32_t cbid) noexcept {
+  switch (cbid) {
+    case cupti::kCbidCuLaunchKernel:
+    case cupti::kCbidCuLaunchKernelPtsz:
+      return "cuLaunchKernel";
+    case cupti::kCbidCuLaunchKernelEx:
+    case cupti::kCbidCuLaunchKernelExPtsz:
+      return "cuLaunchKernelEx";
+    default:
+      return {};
+  }
+}
+
 std::string_view memcpy_name(std::uint8_t copy_kind) noexcept {
   return copy_kind < kMemcpyNames.size() ? kMemcpyNames[copy_kind] : kMemcpyNames[0];
 }
@@ -89,14 +102,19 @@ std::optional<ActivityRecord> parse_cupti_record(const std::uint8_t* record) noe
       out.name = "memset";
       break;
     case cupti::kActivityRuntime:
+    case cupti::kActivityDriver: {
       out.kind = ActivityKind::kLaunch;
-      out.name = launch_call_name(field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, cbid)));
+      const auto cbid = field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, cbid));
+      out.name = field<cupti::ActivityKind>(record, 0) == cupti::kActivityRuntime
+                     ? launch_call_name(cbid)
+                     : driver_launch_call_name(cbid);
       if (out.name.empty()) return std::nullopt;
       out.start = field<std::uint64_t>(record, offsetof(cupti::ApiPrefix, start));
       out.end = field<std::uint64_t>(record, offsetof(cupti::ApiPrefix, end));
       out.thread = field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, thread_id));
       out.correlation = field<std::uint32_t>(record, offsetof(cupti::ApiPrefix, correlation_id));
       break;
+    }
     default:
       return std::nullopt;
   }

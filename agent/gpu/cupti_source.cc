@@ -151,16 +151,19 @@ bool CuptiSource::arm(std::string& why) noexcept {
 
 bool CuptiSource::enable_kinds(std::string& why) noexcept {
   // Launch records are an extra: without them (refused, or turned off) the
-  // device work is still recorded.
+  // device work is still recorded. Driver API launches (Triton's) come with
+  // the runtime's when CUPTI has them.
   launches_ = env_size("STALLWATCH_CUPTI_LAUNCHES", 1, 0, 1) == 1 &&
               lib_.activity_enable(cupti::kActivityRuntime) == cupti::kSuccess;
+  driver_launches_ = launches_ && lib_.activity_enable(cupti::kActivityDriver) == cupti::kSuccess;
   for (std::size_t i = 0; i < kKinds.size(); ++i) {
     const cupti::Result rc = lib_.activity_enable(kKinds[i]);
     if (rc == cupti::kSuccess) continue;
     for (std::size_t j = 0; j < i; ++j)
       lib_.activity_disable(kKinds[j]);
     if (launches_) lib_.activity_disable(cupti::kActivityRuntime);
-    launches_ = false;
+    if (driver_launches_) lib_.activity_disable(cupti::kActivityDriver);
+    launches_ = driver_launches_ = false;
     try {
       why = failure(lib_, "cuptiActivityEnable", rc);
     } catch (...) {
@@ -175,6 +178,7 @@ void CuptiSource::disable_kinds() noexcept {
   for (const cupti::ActivityKind kind : kKinds)
     lib_.activity_disable(kind);
   if (launches_) lib_.activity_disable(cupti::kActivityRuntime);
+  if (driver_launches_) lib_.activity_disable(cupti::kActivityDriver);
 }
 
 void CuptiSource::poll(std::int64_t now_ns) noexcept {

@@ -130,7 +130,8 @@ class CuptiSource final : public GpuSource {
 
   CuptiLibrary lib_;
   bool loaded_ = false;
-  bool launches_ = false;  // RUNTIME records (launch calls) are enabled
+  bool launches_ = false;         // RUNTIME records (launch calls) are enabled
+  bool driver_launches_ = false;  // and DRIVER records
   std::atomic<State> state_{State::kIdle};
   pid_t armed_pid_ = 0;  // the process that armed CUPTI last
   bool forked_ = false;  // this process is a child forked from one that armed it

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "training_load.h"
 
+#include <array>
 #include <string>
+
+#include "stallwatch/event_flags.h"
 
 namespace stallwatch::bench {
 namespace {
@@ -50,6 +53,19 @@ TrainingLoad::TrainingLoad(const LoadShape& shape, collector::NameTable& names, 
                 names.intern("POSIX"),        names.intern("read"),       names.intern(""),
                 names.intern("step"),         names.intern("batch_size"), names.intern("comm"),
                 names.intern("all_reduce")};
+  const collector::NameId cuda_runtime = names.intern("cuda_runtime");
+  const collector::NameId launch_call = names.intern("cudaLaunchKernel");
+  // With launches, one name per kernel of an iteration.
+  const std::array<collector::NameId, 9> kernel_names{
+      names.intern("void at::native::vectorized_elementwise_kernel<4>"),
+      names.intern("ampere_sgemm_128x64_tn"),
+      names.intern("ampere_sgemm_64x64_nn"),
+      names.intern("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>"),
+      names.intern("void at::native::reduce_kernel<512, 1>"),
+      names.intern("memcpy HtoD"),
+      names.intern("memset"),
+      names.intern("void at::native::softmax_warp_forward<float>"),
+      names.intern("void at::native::elementwise_kernel<128, 2>")};
   const int iterations = static_cast<int>(shape.slice_ns / kIteration);
   iterations_ = iterations;
   // Collectives share the last 900 us of backward; rank r arrives r % 8
@@ -97,10 +113,21 @@ TrainingLoad::TrainingLoad(const LoadShape& shape, collector::NameTable& names, 
           Event step_end = event(EventKind::kEnd, n.compute, n.step, at + 9900 * kUs, tid);
           step_end.region_id = step_id;
           b.events.push_back(step_end);
-          for (int k = 0; k < 9; ++k) {
-            Event kernel = event(EventKind::kComplete, n.gpu, n.kernel,
-                                 at + 2100 * kUs + k * 850 * kUs, tid + 5000);
+          for (std::size_t k = 0; k < kernel_names.size(); ++k) {
+            const std::int64_t start = at + 2100 * kUs + static_cast<std::int64_t>(k) * 850 * kUs;
+            Event kernel = event(EventKind::kComplete, n.gpu,
+                                 shape.launches ? kernel_names[k] : n.kernel, start, tid + 5000);
             kernel.dur_ns = 700 * kUs;
+            if (shape.launches) {
+              // The call ends 50 us before its kernel starts; ids repeat in
+              // every slice, each paired within its batch.
+              Event call =
+                  event(EventKind::kComplete, cuda_runtime, launch_call, start - 60 * kUs, tid);
+              call.dur_ns = 10 * kUs;
+              call.region_id = kernel.region_id = static_cast<std::uint32_t>(i * 9 + k + 1);
+              call.flags = kernel.flags = wire::kEventFlagCorrelation;
+              b.events.push_back(call);
+            }
             b.events.push_back(kernel);
           }
         } else {

@@ -9,7 +9,9 @@
 // for each slice, so generating load costs one add per event. With
 // `collectives`, each iteration's backward ends in that many comm/all_reduce
 // calls whose arrivals are staggered by rank, as in data-parallel training:
-// the ranks that arrive first wait for their peers.
+// the ranks that arrive first wait for their peers. With `launches`, the
+// kernels come as the CUPTI source sends them: each under its own name with a
+// correlation id shared with a cudaLaunchKernel call on the main thread.
 
 #include <cstdint>
 #include <vector>
@@ -24,6 +26,7 @@ struct LoadShape {
   std::int64_t slice_ns = 100'000'000;  // one batch per process per slice
   int reads_per_worker = 38;            // per 10 ms iteration; 38 gives 10k events/s per rank
   int collectives = 0;                  // comm calls per iteration (2 events each)
+  bool launches = false;                // kernels named and joined to launch calls
 };
 
 class TrainingLoad {

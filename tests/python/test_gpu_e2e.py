@@ -7,9 +7,10 @@ scenarios/fake_gpu_stall.py keeps the device busy for half of each fetch wait,
 so data_stall_seconds is about half of fetch_seconds; under compute-proxy it
 would be all of it. scenarios/long_device_span.py runs one 5 s CUDA-event span
 (longer than the 2 s lateness): it must count in full, with no late event.
-scenarios/fake_launch_bound.py launches tiny kernels back to back: every launch
-reaches the collector joined to its kernel, with HTA's figures, and the verdict
-is host-bound with the cause launch-bound.
+scenarios/fake_launch_bound.py launches tiny kernels back to back, half of them
+through the driver API as Triton does: every launch reaches the collector joined
+to its kernel, with HTA's figures, the verdict is host-bound with the cause
+launch-bound, and the rank's top kernels by device time are the two kernels.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def test_a_launch_bound_loop_shows_its_launches_and_the_launch_bound_cause(daemo
                       STALLWATCH_NVML_PATH="/nonexistent/libnvidia-ml.so.1"),
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    source, launched = proc.stdout.split()
+    source, launched, driver = proc.stdout.split()
     assert source == "cupti"
     _, rank = finished_rank(base, job)
     total = rank["windows"]["total"]
@@ -127,3 +128,15 @@ def test_a_launch_bound_loop_shows_its_launches_and_the_launch_bound_cause(daemo
     assert total["verdict"] == "host-bound", shown
     assert total["cause"] == "launch-bound", shown
     assert rank["cause"] == "launch-bound", shown
+    assert 0 < int(driver) < int(launched), proc.stdout
+    # The whole run is in the 60 s window: each kernel with its launches.
+    top = rank["top_kernels"]["60s"]
+    assert top["other"] == {"device_seconds": 0.0, "count": 0}, top
+    kernels = {k["name"]: k for k in top["kernels"]}
+    assert set(kernels) == {"tiny_kernel()", "triton_poi_fused_add_0"}, top
+    assert kernels["triton_poi_fused_add_0"]["count"] == int(driver), top
+    assert kernels["tiny_kernel()"]["count"] == int(launched) - int(driver), top
+    for k in kernels.values():
+        assert abs(k["device_seconds"] / (k["count"] * 10e-6) - 1) < 0.01, top
+    seconds = [k["device_seconds"] for k in top["kernels"]]
+    assert seconds == sorted(seconds, reverse=True), top

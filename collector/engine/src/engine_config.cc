@@ -81,6 +81,7 @@ std::string validate(const EngineConfig& c) {
         {"max_open_regions_per_source", c.max_open_regions_per_source},
         {"max_steps_kept", c.max_steps_kept},
         {"top_files_per_cell", c.top_files_per_cell},
+        {"top_kernels_per_cell", c.top_kernels_per_cell},
         {"max_files_per_source", c.max_files_per_source},
         {"top_files_total_files", c.top_files_total_files},
         {"top_files_shown", c.top_files_shown}}) {

@@ -121,7 +121,9 @@ void EventWalk::walk(const DecodedBatch& batch, const PreparedBatch* prepared, S
         }
       }
       if ((ev.flags & wire::kEventFlagCorrelation) && end >= ts) [[unlikely]] {
-        launches_.add(ev.cat == cuda_runtime_, src_index, ev.region_id, ts, end, lower);
+        const bool call = ev.cat == cuda_runtime_;
+        launches_.add(call, src_index, ev.region_id, ts, end, lower);
+        if (!call && end >= lower) kernels_.add(end, ev.name, end - ts);
       }
       continue;
     }

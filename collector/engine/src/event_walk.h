@@ -14,6 +14,7 @@
 #include "engine/timeline_store.h"
 #include "file_io_tracker.h"
 #include "io_volume_tracker.h"
+#include "kernel_tracker.h"
 #include "launch_tracker.h"
 #include "open_regions.h"
 #include "rank_sources.h"
@@ -49,7 +50,9 @@ struct WalkBounds {
 //     Complete) carries to the rank's IoVolumeTracker at its end;
 //   - a Complete with wire::kEventFlagCorrelation goes to the rank's
 //     LaunchTracker: a launch call when its cat is `cuda_runtime`, else the
-//     device work it launched.
+//     device work it launched, which, when it ends at or after the horizon
+//     and the rank's start, also adds its duration under its name to the
+//     rank's KernelTracker at its end;
 //   - any POSIX or stdio call on a file (a Complete with
 //     wire::kEventFlagCompleteValue and a file id in region_id, or a Begin
 //     with the file id as its value) that counts by the same rule adds its
@@ -71,7 +74,8 @@ class EventWalk {
   EventWalk(ClassCache& classes, BatchCoverage& coverage, TimelineStore& timeline,
             TrainingProgress& progress, DeviceLaneCounters& gpu, std::size_t max_open_regions,
             const IoCallNames& io_calls, IoVolumeTracker& io, NameId cuda_runtime,
-            LaunchTracker& launches, FileIoTracker& files, std::size_t max_files)
+            LaunchTracker& launches, FileIoTracker& files, std::size_t max_files,
+            KernelTracker& kernels)
       : classes_(classes),
         coverage_(coverage),
         timeline_(timeline),
@@ -83,7 +87,8 @@ class EventWalk {
         cuda_runtime_(cuda_runtime),
         launches_(launches),
         files_(files),
-        max_files_(max_files) {}
+        max_files_(max_files),
+        kernels_(kernels) {}
   EventWalk(const EventWalk&) = delete;
   EventWalk& operator=(const EventWalk&) = delete;
 
@@ -129,6 +134,7 @@ class EventWalk {
   LaunchTracker& launches_;
   FileIoTracker& files_;
   std::size_t max_files_;
+  KernelTracker& kernels_;
   // Regions closed by the batch's End events, for the timeline after the
   // batch's Complete regions.
   std::vector<TimelineEntry> closed_;

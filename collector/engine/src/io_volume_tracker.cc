@@ -27,16 +27,7 @@ IoDirection IoCallNames::classify(NameId name) const {
 
 void IoVolumeTracker::add(std::int64_t ts, IoDirection direction, std::int64_t bytes) {
   if (direction == IoDirection::kNone) return;
-  const std::int64_t cell = floor_div(ts, res_);
-  auto it = cells_.end();
-  if (cells_.empty() || cells_.back().first != cell) {
-    it = std::lower_bound(cells_.begin(), cells_.end(), cell,
-                          [](const auto& entry, std::int64_t c) { return entry.first < c; });
-    if (it == cells_.end() || it->first != cell) it = cells_.insert(it, {cell, IoVolume{}});
-  } else {
-    it = cells_.end() - 1;
-  }
-  IoVolume& v = it->second;
+  IoVolume& v = cells_.at(floor_div(ts, res_));
   const std::int64_t moved = std::max<std::int64_t>(bytes, 0);
   if (direction == IoDirection::kRead) {
     v.read_bytes += moved;

@@ -5,11 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "engine/cell_data.h"
 #include "engine/name_table.h"
+#include "pending_by_cell.h"
 
 namespace stallwatch::collector::detail {
 
@@ -65,26 +64,20 @@ class IoVolumeTracker {
   // cell order.
   template <class Fn>
   void for_each_pending(std::int64_t until_cell, Fn&& fn) const {
-    for (const auto& [cell, volume] : cells_) {
-      if (cell >= until_cell) break;
-      fn(cell, volume);
-    }
+    cells_.for_each(until_cell, fn);
   }
   // Same, then forgets those cells.
   template <class Fn>
   void finalize(std::int64_t until_cell, Fn&& fn) {
-    std::size_t n = 0;
-    for (; n < cells_.size() && cells_[n].first < until_cell; ++n)
-      fn(cells_[n].first, cells_[n].second);
-    cells_.erase(cells_.begin(), cells_.begin() + static_cast<std::ptrdiff_t>(n));
+    cells_.take_before(until_cell, fn);
   }
 
   std::size_t pending() const { return cells_.size(); }
-  std::size_t bytes() const { return cells_.capacity() * sizeof(cells_[0]); }
+  std::size_t bytes() const { return cells_.bytes(); }
 
  private:
   std::int64_t res_;
-  std::vector<std::pair<std::int64_t, IoVolume>> cells_;  // sorted by cell
+  PendingByCell<IoVolume> cells_;
 };
 
 }  // namespace stallwatch::collector::detail

@@ -39,16 +39,7 @@ void LaunchTracker::count(const Side& call, const Side& work, std::int64_t lower
   const std::int64_t at = std::max(call.end, work.end);
   if (at < lower) return;
   const LaunchFigures f = launch_figures(call.start, call.end - call.start, work.start, work.end);
-  const std::int64_t cell = floor_div(at, res_);
-  auto it = cells_.end();
-  if (cells_.empty() || cells_.back().first != cell) {
-    it = std::lower_bound(cells_.begin(), cells_.end(), cell,
-                          [](const auto& entry, std::int64_t c) { return entry.first < c; });
-    if (it == cells_.end() || it->first != cell) it = cells_.insert(it, {cell, LaunchCounts{}});
-  } else {
-    it = cells_.end() - 1;
-  }
-  LaunchCounts& c = it->second;
+  LaunchCounts& c = cells_.at(floor_div(at, res_));
   c.launches += 1;
   c.call_ns += f.call_ns;
   c.delay_ns += f.delay_ns;
@@ -76,7 +67,7 @@ void LaunchTracker::drop_paired_front() {
 
 std::size_t LaunchTracker::bytes() const {
   return waiting_.size() * (sizeof(std::uint64_t) + sizeof(Side) + 2 * sizeof(void*)) +
-         order_.size() * sizeof(order_.front()) + cells_.capacity() * sizeof(cells_[0]);
+         order_.size() * sizeof(order_.front()) + cells_.bytes();
 }
 
 }  // namespace stallwatch::collector::detail

@@ -6,9 +6,9 @@
 #include <deque>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "engine/cell_data.h"
+#include "pending_by_cell.h"
 
 namespace stallwatch::collector::detail {
 
@@ -40,20 +40,16 @@ class LaunchTracker {
   // Whether a pair was ever counted: the rank's launches are recorded.
   bool captured() const { return captured_; }
 
+  // Calls fn(cell, const LaunchCounts&) for each cell before `until_cell`,
+  // in cell order.
   template <class Fn>
   void for_each_pending(std::int64_t until_cell, Fn&& fn) const {
-    for (const auto& [cell, counts] : cells_) {
-      if (cell >= until_cell) break;
-      fn(cell, counts);
-    }
+    cells_.for_each(until_cell, fn);
   }
   // Same, then forgets those cells and the sides waiting since long before.
   template <class Fn>
   void finalize(std::int64_t until_cell, Fn&& fn) {
-    std::size_t n = 0;
-    for (; n < cells_.size() && cells_[n].first < until_cell; ++n)
-      fn(cells_[n].first, cells_[n].second);
-    cells_.erase(cells_.begin(), cells_.begin() + static_cast<std::ptrdiff_t>(n));
+    cells_.take_before(until_cell, fn);
     forget_before(until_cell * res_ - kPendingNs);
   }
 
@@ -74,7 +70,7 @@ class LaunchTracker {
   bool captured_ = false;
   std::unordered_map<std::uint64_t, Side> waiting_;           // by source << 32 | correlation
   std::deque<std::pair<std::uint64_t, std::int64_t>> order_;  // (key, end) in arrival order
-  std::vector<std::pair<std::int64_t, LaunchCounts>> cells_;  // sorted by cell
+  PendingByCell<LaunchCounts> cells_;
 };
 
 }  // namespace stallwatch::collector::detail

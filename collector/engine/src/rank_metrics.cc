@@ -69,6 +69,7 @@ RankSnapshot RankTracker::snapshot(std::int64_t now_ns, std::size_t verdict_inde
     r.gpu_counters = gpu_.snapshot(cells, t);
   }
   r.top_files = top_files(t, names);
+  r.top_kernels = top_kernels(t, names);
   return r;
 }
 

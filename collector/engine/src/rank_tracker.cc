@@ -71,9 +71,10 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       io_(config.resolution_ns),
       launches_(config.resolution_ns),
       files_(config.resolution_ns, config.top_files_per_cell, config.top_files_total_files),
+      kernels_(config.resolution_ns, config.top_kernels_per_cell),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
-            names.io_calls, io_, names.cuda_runtime, launches_, files_,
-            config.max_files_per_source),
+            names.io_calls, io_, names.cuda_runtime, launches_, files_, config.max_files_per_source,
+            kernels_),
       windows_(config) {}
 
 std::int64_t RankTracker::cell_of(std::int64_t t) const {
@@ -146,6 +147,8 @@ void RankTracker::advance_horizon(std::int64_t horizon) {
     const auto cap = static_cast<std::int64_t>(windows_.history().cells.capacity());
     files_.finalize(k0, k1, std::max(k0, k1 - cap));
     files_.trim(windows_.history().first_cell());
+    kernels_.finalize(k0, k1, std::max(k0, k1 - cap));
+    kernels_.trim(windows_.history().first_cell());
   }
   finalized_.advance(windows_.totals().sums(), sources_.device() != DeviceSignal::kComputeProxy);
   // An End whose Begin has not come by the time the horizon passes it
@@ -221,7 +224,7 @@ std::vector<CommCall> RankTracker::comm_calls() const {
 std::size_t RankTracker::approx_bytes() const {
   return sizeof(*this) + job_.capacity() + sources_.bytes() + timeline_.bytes() +
          progress_.bytes() + gpu_.bytes() + io_.bytes() + launches_.bytes() + files_.bytes() +
-         walk_.bytes() + windows_.bytes();
+         kernels_.bytes() + walk_.bytes() + windows_.bytes();
 }
 
 }  // namespace stallwatch::collector::detail

@@ -21,6 +21,7 @@
 #include "file_io_tracker.h"
 #include "finalized_counters.h"
 #include "io_volume_tracker.h"
+#include "kernel_tracker.h"
 #include "launch_tracker.h"
 #include "peer_wait.h"
 #include "rank_sources.h"
@@ -51,6 +52,8 @@ struct SpecialNames {
 //   - LaunchTracker: kernel launches paired with their work, not yet
 //     finalized;
 //   - FileIoTracker: the I/O calls per file, for the top files by I/O time;
+//   - KernelTracker: the device work per name, for the top kernels by device
+//     time;
 //   - DeviceLaneCounters: NVML samples;
 //   - WindowFinalizer: the exact window sums, split at the finalized
 //     horizon;
@@ -140,6 +143,8 @@ class RankTracker {
   std::int64_t cell_of(std::int64_t t) const;
   // The top files of the configured windows ending at `t_ns`.
   std::vector<TopFiles> top_files(std::int64_t t_ns, const NameTable& names) const;
+  // The top kernels of the configured windows ending at `t_ns`.
+  std::vector<TopKernels> top_kernels(std::int64_t t_ns, const NameTable& names) const;
   // Whether the rank has IO-class time since its start (finalized or pending).
   bool io_captured(const PendingCells& pending) const;
 
@@ -158,7 +163,9 @@ class RankTracker {
   IoVolumeTracker io_;
   LaunchTracker launches_;
   FileIoTracker files_;
-  EventWalk walk_;  // writes to timeline_, progress_, gpu_, io_, launches_, files_ and batch_
+  KernelTracker kernels_;
+  // Writes to timeline_, progress_, gpu_, io_, launches_, files_, kernels_ and batch_.
+  EventWalk walk_;
   WindowFinalizer windows_;
   FinalizedCounters finalized_;
   // The collector time at which every source had finished (kNoTime while

@@ -6,6 +6,7 @@
 #include "engine/metric_fields.h"
 #include "gpu_counters_json.h"
 #include "top_files_json.h"
+#include "top_kernels_json.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -275,6 +276,17 @@ void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
     }
     w.key("top_files");
     write_top_files(w, r, names);
+  }
+  {
+    std::vector<std::string> fallback;
+    fallback.reserve(r.top_kernels.size());  // no reallocation: `names` points into it
+    std::vector<std::string_view> names;
+    for (const TopKernels& t : r.top_kernels) {
+      const std::string_view name = name_of(t.window_ns);
+      names.push_back(name.empty() ? fallback.emplace_back(window_name(t.window_ns)) : name);
+    }
+    w.key("top_kernels");
+    write_top_kernels(w, r, names);
   }
   w.key("processes").begin_array();
   for (const ProcessSnapshot& p : r.processes) {

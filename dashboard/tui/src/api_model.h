@@ -93,6 +93,20 @@ struct TopFilesView {
   FileIo other;
 };
 
+// A kernel's device time in one window, or the rest (`Kernel`, docs/api.md
+// "Top kernels by device time").
+struct KernelTime {
+  std::string name;  // empty for the rest
+  std::optional<double> device_seconds;
+  std::int64_t count = 0;
+};
+
+// A rank's top kernels by device time in one window: most first, then the rest.
+struct TopKernelsView {
+  std::vector<KernelTime> kernels;
+  KernelTime other;
+};
+
 // A `RankRow` of a job detail.
 struct RankRow {
   std::int32_t rank = 0;
@@ -110,8 +124,9 @@ struct RankRow {
   Counters counters;
   std::map<std::string, Metrics> windows;
   std::vector<ProcessInfo> processes;
-  std::vector<GpuCounters> gpu_counters;          // sorted by device; empty without NVML
-  std::map<std::string, TopFilesView> top_files;  // by window name
+  std::vector<GpuCounters> gpu_counters;              // sorted by device; empty without NVML
+  std::map<std::string, TopFilesView> top_files;      // by window name
+  std::map<std::string, TopKernelsView> top_kernels;  // by window name
 
   const Metrics* window(const std::string& name) const {
     const auto it = windows.find(name);

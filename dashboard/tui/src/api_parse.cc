@@ -180,6 +180,14 @@ FileIo file_io(const Json& o) {
   return f;
 }
 
+KernelTime kernel_time(const Json& o) {
+  KernelTime k;
+  k.name = text(o, "name");
+  k.device_seconds = number(o, "device_seconds");
+  k.count = int64(o, "count");
+  return k;
+}
+
 RankRow rank_row(const Json& o) {
   RankRow r;
   r.rank = static_cast<std::int32_t>(int64(o, "rank"));
@@ -204,6 +212,13 @@ RankRow rank_row(const Json& o) {
       t.files.push_back(file_io(f));
     t.other = file_io(object_or_empty(value, "other"));
     r.top_files.emplace(name, std::move(t));
+  }
+  for (const auto& [name, value] : object_or_empty(o, "top_kernels").items()) {
+    TopKernelsView t;
+    for (const Json& k : array_or_empty(value, "kernels"))
+      t.kernels.push_back(kernel_time(k));
+    t.other = kernel_time(object_or_empty(value, "other"));
+    r.top_kernels.emplace(name, std::move(t));
   }
   for (const Json& p : array_or_empty(o, "processes")) {
     ProcessInfo info;

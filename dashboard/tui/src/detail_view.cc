@@ -12,6 +12,7 @@
 #include "text_width.h"
 #include "timeline_text.h"
 #include "top_files_text.h"
+#include "top_kernels_text.h"
 #include "verdict_style.h"
 
 namespace stallwatch::tui {
@@ -237,6 +238,11 @@ void compose_detail_body(Canvas& c, const TopState& s, const TopModel& m, int ro
   if (has_top_files(*r)) {
     c.add_blank();
     for (Line& line : top_files_lines(*r, s.window, c.width))
+      c.lines.push_back(std::move(line));
+  }
+  if (has_top_kernels(*r)) {
+    c.add_blank();
+    for (Line& line : top_kernels_lines(*r, s.window, c.width))
       c.lines.push_back(std::move(line));
   }
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Sidebar card for the selected rank: progress, counters, the device source
-// and NVML readings per GPU (over `window`), its top files by I/O time (over
-// `window`), and its processes (main and
+// and NVML readings per GPU (over `window`), its top files by I/O time and
+// top kernels by device time (over `window`), and its processes (main and
 // data-loader workers) from the RankRow. Rebuilt on each render.
 import { h, replaceChildren } from './dom.js';
 import { ago, count, epochStep, pct } from './format.js';
 import { gpuDeviceLines, kNvmlNote, nvmlUtilText } from './gpu_counters.js';
 import { hasTopFiles, kTopFilesColumns, kTopFilesNote, topFilesCaption, topFilesRows } from './top_files.js';
+import { hasTopKernels, kTopKernelsColumns, kTopKernelsNote, topKernelsCaption, topKernelsRows } from './top_kernels.js';
 import { kProxyNote } from './verdict.js';
 
 function gpuSection(rank, window) {
@@ -28,6 +29,16 @@ function topFilesSection(rank, window) {
       h('td', { class: 'path', title: r.path }, r.path), ...r.cells.map((c) => h('td', {}, c))))));
 }
 
+function topKernelsSection(rank, window) {
+  if (!hasTopKernels(rank)) return null;
+  const rows = topKernelsRows(rank, window);
+  return h('table', { class: 'procs top-kernels', title: kTopKernelsNote },
+    h('caption', {}, topKernelsCaption(rank, window)),
+    h('thead', {}, h('tr', {}, kTopKernelsColumns.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, rows.map((r) => h('tr', { class: r.other ? 'muted' : null },
+      h('td', { class: 'name', title: r.name }, r.name), ...r.cells.map((c) => h('td', {}, c))))));
+}
+
 export function renderRankDetail(el, rank, nowNs, window) {
   el.hidden = !rank;
   if (!rank) return;
@@ -47,6 +58,7 @@ export function renderRankDetail(el, rank, nowNs, window) {
         kv('unpaired events', count(rank.unpaired_events))),
       gpuSection(rank, window),
       topFilesSection(rank, window),
+      topKernelsSection(rank, window),
       procs.length
         ? h('table', { class: 'procs' },
           h('caption', { class: 'visually-hidden' }, `Processes of rank ${rank.rank}`),

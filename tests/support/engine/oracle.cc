@@ -138,6 +138,9 @@ void Oracle::ingest(const DecodedBatch& b, std::int64_t now_ns) {
           io_call(cat, name, end, io_value(ev), true);
           file_call(src_index, cat, name, ev.region_id, ts, end, io_value(ev), true);
         }
+        if ((ev.flags & wire::kEventFlagCorrelation) && cat != "cuda_runtime" && end >= lower) {
+          kernel_work_.push_back(KernelWork{ev.name, end, end - ts});
+        }
         break;
       }
       case EventKind::kBegin: {
@@ -619,6 +622,68 @@ std::vector<TopFiles> Oracle::top_files() const {
       }
     }
     top.other = FileIoEntry{"", other.io, other.read, other.write, other.ops};
+    out.push_back(std::move(top));
+  }
+  return out;
+}
+
+std::vector<TopKernels> Oracle::top_kernels() const {
+  bool finished = !sources_.empty();
+  std::int64_t end = kNone;
+  for (const auto& s : sources_) {
+    finished = finished && s.finished;
+    end = std::max({end, s.final_at, s.wm});
+  }
+  const std::int64_t res = config_.resolution_ns;
+  const std::int64_t t = finished ? -floor_to(-end, res) : floor_to(wm_, res);
+  struct Sums {
+    std::int64_t ns = 0, count = 0;
+    void add(const Sums& s) {
+      ns += s.ns;
+      count += s.count;
+    }
+  };
+  std::vector<TopKernels> out;
+  for (const std::int64_t w : config_.windows_ns) {
+    // Per cell of the work's end in [t - w, t): per name id.
+    std::map<std::int64_t, std::map<NameId, Sums>> cells;
+    for (const KernelWork& k : kernel_work_) {
+      if (k.end < t - w || k.end >= t) continue;
+      Sums& s = cells[floor_to(k.end, res)][k.name];
+      s.ns += k.duration;
+      s.count += 1;
+    }
+    std::map<std::string_view, Sums> by_name;
+    Sums other;
+    for (const auto& [cell, kernels] : cells) {
+      // By id, then stably by time: ties keep the lower id first.
+      std::vector<std::pair<NameId, Sums>> rows(kernels.begin(), kernels.end());
+      std::stable_sort(rows.begin(), rows.end(),
+                       [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+      const bool finalized = horizon_ != kNone && cell < horizon_;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (finalized && i >= config_.top_kernels_per_cell) {
+          other.add(rows[i].second);
+        } else {
+          by_name[names_.str(rows[i].first)].add(rows[i].second);
+        }
+      }
+    }
+    // By name, then stably by time: ties keep the lower name first.
+    std::vector<std::pair<std::string_view, Sums>> sorted(by_name.begin(), by_name.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+    TopKernels top;
+    top.window_ns = w;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i < TopKernels::kTopKernelsShown) {
+        top.kernels.push_back(
+            KernelEntry{std::string(sorted[i].first), sorted[i].second.ns, sorted[i].second.count});
+      } else {
+        other.add(sorted[i].second);
+      }
+    }
+    top.other = KernelEntry{"", other.ns, other.count};
     out.push_back(std::move(top));
   }
   return out;

@@ -42,6 +42,12 @@ class Oracle {
   // the horizon) cut to its top_files_per_cell files; the totals keep the
   // first top_files_total_files files finalized.
   std::vector<TopFiles> top_files() const;
+  // The top kernels by device time of each configured window (docs/api.md,
+  // "Top kernels by device time"): Completes with a correlation id outside
+  // cat cuda_runtime that count, summed per name and cell of their end, a
+  // finalized cell cut to its top_kernels_per_cell names (ties: the lower
+  // name id).
+  std::vector<TopKernels> top_kernels() const;
   std::uint64_t late_events() const { return late_; }
   std::uint64_t unpaired_events() const { return unpaired_; }
 
@@ -71,6 +77,13 @@ class Oracle {
     std::int64_t duration;
     int direction;
     std::int64_t bytes;
+  };
+  // Device work a launch's correlation id points at, that counts: its name,
+  // end and duration.
+  struct KernelWork {
+    NameId name;
+    std::int64_t end;
+    std::int64_t duration;
   };
   // A read or write call that counts (docs/api.md, "I/O volume").
   struct IoCall {
@@ -133,6 +146,7 @@ class Oracle {
   std::vector<std::pair<std::int64_t, double>> sizes_;  // batch sizes in arrival order
   std::vector<IoCall> io_calls_;
   std::vector<FileCall> file_calls_;
+  std::vector<KernelWork> kernel_work_;
   std::int64_t first_mark_ = std::numeric_limits<std::int64_t>::max();
   std::uint64_t late_ = 0;
   std::uint64_t unpaired_ = 0;

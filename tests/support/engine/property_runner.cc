@@ -27,6 +27,7 @@ EngineConfig property_config() {
   c.timeline_max_regions = 64;
   c.step_histogram_bounds_ns = {us(500), ms(1), ms(2), ms(4)};
   c.top_files_per_cell = 1;     // so that finalized cells have an "other" row
+  c.top_kernels_per_cell = 1;   // likewise
   c.max_files_per_source = 3;   // so that a file id goes unnamed
   c.top_files_total_files = 2;  // so that the totals have an "other" row
   return c;
@@ -57,6 +58,31 @@ std::string describe(const FileIoEntry& f) {
   return "'" + f.path + "' " + std::to_string(f.io_ns) + " ns, " + std::to_string(f.read_bytes) +
          " B read, " + std::to_string(f.write_bytes) + " B written, " + std::to_string(f.ops) +
          " calls";
+}
+
+std::string describe(const KernelEntry& k) {
+  return "'" + k.name + "' " + std::to_string(k.device_ns) + " ns, " + std::to_string(k.count) +
+         " pieces";
+}
+
+// Returns a description of the first difference between two top-kernels lists, or "".
+std::string diff_top_kernels(const std::vector<TopKernels>& e, const std::vector<TopKernels>& o) {
+  if (e.size() != o.size())
+    return std::to_string(e.size()) + " windows, oracle " + std::to_string(o.size());
+  for (std::size_t w = 0; w < e.size(); ++w) {
+    const std::string where = "window " + std::to_string(o[w].window_ns) + ": ";
+    if (e[w].window_ns != o[w].window_ns) return where + "engine's is another window";
+    for (std::size_t i = 0; i < std::max(e[w].kernels.size(), o[w].kernels.size()); ++i) {
+      if (i >= e[w].kernels.size()) return where + "engine lacks " + describe(o[w].kernels[i]);
+      if (i >= o[w].kernels.size()) return where + "engine has more: " + describe(e[w].kernels[i]);
+      if (e[w].kernels[i] != o[w].kernels[i])
+        return where + "#" + std::to_string(i) + " engine " + describe(e[w].kernels[i]) +
+               ", oracle " + describe(o[w].kernels[i]);
+    }
+    if (e[w].other != o[w].other)
+      return where + "other: engine " + describe(e[w].other) + ", oracle " + describe(o[w].other);
+  }
+  return "";
 }
 
 // Returns a description of the first difference between two top-files lists, or "".
@@ -196,6 +222,14 @@ bool run_case(std::uint32_t seed, const ScenarioOptions& options, DeliveryPath& 
       for (const FileIoEntry& f : top.files)
         totals.unknown_files += f.path == "<unknown file>";
     }
+    if (const std::string d = diff_top_kernels(r->top_kernels, oracle.top_kernels()); !d.empty()) {
+      ADD_FAILURE() << "seed " << seed << ", after delivery " << i << ": top kernels: " << d;
+      return false;
+    }
+    for (const TopKernels& top : r->top_kernels) {
+      totals.top_kernels += top.kernels.size();
+      totals.top_kernels_other_count += top.other.count;
+    }
     if (r->counters.late_events != oracle.late_events() ||
         r->counters.unpaired_events != oracle.unpaired_events()) {
       ADD_FAILURE() << "seed " << seed << ", after delivery " << i << ": late "
@@ -325,7 +359,8 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       "%llu steps (%llu finalized), %zu finished ranks final to their end, data stall counter grew "
       "at %zu ticks, causes: %zu storage, "
       "%zu preprocessing, %zu unknown, finalized I/O calls: %lld read, %lld write, %zu I/O "
-      "calls delivered whole, %zu top files compared (%zu unnamed), %lld calls in \"other\"\n",
+      "calls delivered whole, %zu top files compared (%zu unnamed), %lld calls in \"other\", "
+      "%zu top kernels compared, %lld pieces of device work in \"other\"\n",
       kind.name.c_str(), count, totals.deliveries, paths.c_str(), totals.ticks,
       static_cast<unsigned long long>(totals.late),
       static_cast<unsigned long long>(totals.unpaired),
@@ -336,7 +371,8 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
       totals.causes[static_cast<std::size_t>(Cause::kUnknown)],
       static_cast<long long>(totals.finalized_read_ops),
       static_cast<long long>(totals.finalized_write_ops), totals.whole_io_calls, totals.top_files,
-      totals.unknown_files, static_cast<long long>(totals.top_files_other_ops));
+      totals.unknown_files, static_cast<long long>(totals.top_files_other_ops), totals.top_kernels,
+      static_cast<long long>(totals.top_kernels_other_count));
   EXPECT_GT(totals.ticks, static_cast<std::size_t>(count));
   EXPECT_GT(totals.settled, 0U) << "no case ended with a finished rank";
   for (const Cause c : {Cause::kStorage, Cause::kPreprocessing, Cause::kUnknown})
@@ -348,6 +384,8 @@ PropertyTotals run_property_cases(const PropertyKind& kind, DeliveryPath& path, 
   EXPECT_GT(totals.top_files, 0u);
   EXPECT_GT(totals.top_files_other_ops, 0);
   EXPECT_GT(totals.unknown_files, 0u);
+  EXPECT_GT(totals.top_kernels, 0u);
+  EXPECT_GT(totals.top_kernels_other_count, 0);
   return totals;
 }
 

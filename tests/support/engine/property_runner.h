@@ -68,6 +68,10 @@ struct PropertyTotals {
   std::size_t top_files = 0;
   std::size_t unknown_files = 0;
   std::int64_t top_files_other_ops = 0;
+  // Top kernels compared (entries, over every tick and window) and the
+  // pieces of work in the windows' "other" rows.
+  std::size_t top_kernels = 0;
+  std::int64_t top_kernels_other_count = 0;
   // Verdict-window causes compared, by Cause (none, storage, preprocessing, unknown).
   std::array<std::size_t, 4> causes{};
 };

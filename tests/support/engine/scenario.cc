@@ -141,6 +141,14 @@ void Generator::region(Thread& t, bool main_thread, std::int64_t a, std::int64_t
       e.value = (b * 41 + id * 4099) % (1 << 20);
       e.region_id = file;
     }
+    // Device work carries the id of the launch that would point at it, under
+    // one of a few names; derived, not drawn.
+    if (std::string_view(k.cat) == "gpu") {
+      static constexpr std::string_view kWork[] = {"kernel", "gemm", "memcpy HtoD", "memset"};
+      e.name = names_.intern(kWork[(b * 5 + id) % std::size(kWork)]);
+      e.flags |= wire::kEventFlagCorrelation;
+      e.region_id = id;
+    }
     push(t, e, b);
   } else if (!stays_open) {
     Event e = make(EventKind::kEnd, Kind{"", ""}, b, t.tid);

@@ -32,7 +32,7 @@ struct Rig {
         io_calls(IoCallNames::intern(n)),
         cuda_runtime(n.intern("cuda_runtime")),
         walk(classes, coverage, timeline, progress, gpu, max_open, io_calls, io, cuda_runtime,
-             launches, files, 16) {}
+             launches, files, 16, kernels) {}
 
   static std::array<NameId, kGpuCounterCount> gpu_names(NameTable& n) {
     std::array<NameId, kGpuCounterCount> out{};
@@ -78,6 +78,7 @@ struct Rig {
   NameId cuda_runtime = NameTable::kEmpty;
   LaunchTracker launches{10};
   FileIoTracker files{10, 4, 16};
+  KernelTracker kernels{10, 4};
   EventWalk walk;
   SourceTracker src;
 };

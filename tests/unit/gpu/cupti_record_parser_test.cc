@@ -25,7 +25,8 @@
 namespace stallwatch::agent {
 namespace {
 
-constexpr std::int32_t kMemcpy = 1, kMemset = 2, kKernel = 3, kRuntime = 5, kConcurrentKernel = 10;
+constexpr std::int32_t kMemcpy = 1, kMemset = 2, kKernel = 3, kDriver = 4, kRuntime = 5,
+                       kConcurrentKernel = 10;
 
 // A 256-byte record slot, 8-byte aligned like CUPTI's buffers, filled with
 // garbage past the fields a test sets.
@@ -126,8 +127,9 @@ TEST(CuptiRecordParser, ReadsAMemset) {
 
 // CUpti_ActivityAPI, one layout since CUDA 9.0.
 RecordBytes runtime_call(std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
-                         std::uint32_t thread, std::uint32_t correlation) {
-  RecordBytes r(kRuntime);
+                         std::uint32_t thread, std::uint32_t correlation,
+                         std::int32_t kind = kRuntime) {
+  RecordBytes r(kind);
   r.put<std::uint32_t>(4, cbid).put<std::uint64_t>(8, start).put<std::uint64_t>(16, end);
   r.put<std::uint32_t>(24, 4321).put<std::uint32_t>(28, thread);
   r.put<std::uint32_t>(32, correlation).put<std::uint32_t>(36, 0);
@@ -158,6 +160,35 @@ TEST(CuptiRecordParser, ReadsLaunchCallsOfTheRuntime) {
   EXPECT_FALSE(parse_cupti_record(runtime_call(211, 0, 0, 1, 2).bytes).has_value());
   EXPECT_FALSE(is_device_work_record(runtime_call(211, 1'000, 2'000, 1, 2).bytes))
       << "a launch record that does not parse loses no device time";
+}
+
+// DRIVER records share the layout; their cbids are the driver API's.
+TEST(CuptiRecordParser, ReadsKernelLaunchesOfTheDriver) {
+  const auto parsed = parse_cupti_record(runtime_call(307, 1'000, 4'000, 555, 77, kDriver).bytes);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->kind, ActivityKind::kLaunch);
+  EXPECT_EQ(parsed->name, "cuLaunchKernel");
+  EXPECT_EQ(parsed->start, 1'000u);
+  EXPECT_EQ(parsed->end, 4'000u);
+  EXPECT_EQ(parsed->thread, 555u);
+  EXPECT_EQ(parsed->correlation, 77u);
+  const std::pair<std::uint32_t, std::string_view> names[] = {
+      {442, "cuLaunchKernel"}, {652, "cuLaunchKernelEx"}, {653, "cuLaunchKernelEx"}};
+  for (const auto& [cbid, name] : names) {
+    const auto call = parse_cupti_record(runtime_call(cbid, 1'000, 2'000, 1, 2, kDriver).bytes);
+    ASSERT_TRUE(call.has_value()) << cbid;
+    EXPECT_EQ(call->name, name) << cbid;
+  }
+  // Other driver calls launch no kernel, and a cbid is read in its own
+  // domain: 211 (cudaLaunchKernel in a RUNTIME record) is another call in a
+  // DRIVER one, and 307 (cuLaunchKernel) another in a RUNTIME one.
+  EXPECT_FALSE(parse_cupti_record(runtime_call(211, 1'000, 2'000, 1, 2, kDriver).bytes));
+  EXPECT_FALSE(parse_cupti_record(runtime_call(306, 1'000, 2'000, 1, 2, kDriver).bytes))
+      << "cuMemcpyAsync is not a kernel launch";
+  EXPECT_FALSE(parse_cupti_record(runtime_call(307, 1'000, 2'000, 1, 2, kRuntime).bytes))
+      << "307 in a RUNTIME record is no launch";
+  EXPECT_FALSE(parse_cupti_record(runtime_call(307, 0, 0, 1, 2, kDriver).bytes));
+  EXPECT_FALSE(is_device_work_record(runtime_call(307, 1'000, 2'000, 1, 2, kDriver).bytes));
 }
 
 TEST(CuptiRecordParser, RefusesOtherKindsAndUntimedRecords) {

@@ -42,6 +42,8 @@ struct FakeCupti {
                         std::uint64_t, const char*) = nullptr;
   void (*launch_kernels)(std::size_t, std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
                          std::uint64_t, std::uint64_t, const char*) = nullptr;
+  void (*launch_kernel_driver)(int, std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
+                               std::uint64_t, std::uint64_t, const char*) = nullptr;
   void (*add_untimed_kernel)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
                              const char*) = nullptr;
   int (*subscribers)() = nullptr;
@@ -72,6 +74,7 @@ struct FakeCupti {
     get(add_other, "fake_cupti_add_other");
     get(launch_kernel, "fake_cupti_launch_kernel");
     get(launch_kernels, "fake_cupti_launch_kernels");
+    get(launch_kernel_driver, "fake_cupti_launch_kernel_driver");
     get(add_untimed_kernel, "fake_cupti_add_untimed_kernel");
     get(subscribers, "fake_cupti_subscribers");
     get(enabled, "fake_cupti_enabled");

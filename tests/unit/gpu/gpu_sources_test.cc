@@ -162,6 +162,57 @@ TEST(GpuSources, LaunchCallsArriveOnTheirThreadWithTheirKernelsCorrelationId) {
   });
 }
 
+// Triton and other JITs launch through the driver API: DRIVER records,
+// sent like the runtime's launch calls (cat cuda_runtime, named after the
+// driver call) so that the collector joins them the same way.
+TEST(GpuSources, DriverApiLaunchesArriveLikeRuntimeOnes) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    EXPECT_EQ(fake.enabled(4), 1) << "DRIVER: the driver API's launch calls";
+
+    const std::uint64_t cupti0 = fake.now();
+    const auto launcher_tid = static_cast<std::uint32_t>(gettid());
+    fake.launch_kernel_driver(0, 0, 3, cupti0 + 1 * kMs, cupti0 + 1 * kMs + 4'000, cupti0 + 2 * kMs,
+                              cupti0 + 3 * kMs, "triton_poi_fused_add_0");
+    fake.launch_kernel_driver(1, 0, 3, cupti0 + 4 * kMs, cupti0 + 4 * kMs + 6'000, cupti0 + 5 * kMs,
+                              cupti0 + 6 * kMs, "triton_red_fused_sum_1");
+    fake.launch_kernel(0, 3, cupti0 + 7 * kMs, cupti0 + 7 * kMs + 5'000, cupti0 + 8 * kMs,
+                       cupti0 + 9 * kMs, "_Z6matmulPfS_");
+    ASSERT_TRUE(received_gpu_events(collector, 3));
+    ASSERT_TRUE(collector.receive_until(
+        [](const auto& batches) {
+          return events_in(batches, "cuda_runtime", kComplete).size() >= 3;
+        },
+        kPatience));
+
+    const auto calls = events_in(collector.received(), "cuda_runtime", kComplete);
+    const auto kernels = events_in(collector.received(), "gpu", kComplete);
+    ASSERT_EQ(calls.size(), 3u);
+    std::map<std::uint32_t, ReceivedEvent> kernel_of;
+    for (const ReceivedEvent& k : kernels)
+      kernel_of[k.region_id] = k;
+    std::map<std::string, std::string> launched_by;  // kernel name -> call name
+    for (const ReceivedEvent& call : calls) {
+      EXPECT_EQ(call.flags & 4, 4) << "kEventFlagCorrelation";
+      EXPECT_EQ(call.tid, launcher_tid);
+      ASSERT_EQ(kernel_of.count(call.region_id), 1u) << call.name;
+      EXPECT_LT(call.ts_ns + call.dur_ns, kernel_of[call.region_id].ts_ns);
+      launched_by[kernel_of[call.region_id].name] = call.name;
+    }
+    EXPECT_EQ(launched_by,
+              (std::map<std::string, std::string>{{"triton_poi_fused_add_0", "cuLaunchKernel"},
+                                                  {"triton_red_fused_sum_1", "cuLaunchKernelEx"},
+                                                  {"matmul(float*, float*)", "cudaLaunchKernel"}}));
+    EXPECT_EQ(gpu_stats().activity_skipped, 0u);
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_EQ(fake.enabled(4), 0);
+  });
+}
+
 TEST(GpuSources, LaunchRecordsCanBeTurnedOff) {
   run_in_fresh_process([] {
     setenv("STALLWATCH_CUPTI_LAUNCHES", "0", 1);
@@ -171,6 +222,7 @@ TEST(GpuSources, LaunchRecordsCanBeTurnedOff) {
     FakeCupti fake;
     ASSERT_TRUE(fake.open());
     EXPECT_EQ(fake.enabled(5), 0);
+    EXPECT_EQ(fake.enabled(4), 0) << "nor the driver's";
     const std::uint64_t cupti0 = fake.now();
     fake.launch_kernel(0, 7, cupti0 + 1 * kMs, cupti0 + 1 * kMs + 5'000, cupti0 + 2 * kMs,
                        cupti0 + 3 * kMs, "k");

@@ -111,8 +111,8 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
     s.gpu_counters = gpu_counters();
     // Before and within the timeline's 10 s: only the second is served.
     s.peer_waits = {{kNow - 30 * kS, kNow - 29 * kS, 1}, {kNow - 2 * kS, kNow - kS, 3}};
-    // Two files read, one written, a rest in "other", in every window; the
-    // totals since the start hold more.
+    // Two files read, one written, two kernels, each with a rest in "other",
+    // in every window; the totals since the start hold more files.
     for (std::int64_t w : windows) {
       TopFiles t;
       t.window_ns = w;
@@ -125,6 +125,13 @@ RankSnapshot rank(std::string job, std::int32_t r, double stall,
         t.other = {"", 7'000'000'000, 1 << 30, 0, 70'000};
       }
       s.top_files.push_back(t);
+      if (w == 0) continue;  // top kernels have no totals
+      TopKernels k;
+      k.window_ns = w;
+      k.kernels = {{"ampere_sgemm_128x64_tn", 4'500'000'000, 9000},
+                   {"memcpy HtoD", 250'000'000, 50}};
+      k.other = {"", 500'000, 100};
+      s.top_kernels.push_back(k);
     }
   }
   // Finalized up to 2 s before the watermark; rank 1's wall is irregular.

@@ -76,6 +76,9 @@ struct EngineConfig {
   std::size_t max_files_per_source = 4096;
   std::size_t top_files_total_files = 1024;
   std::size_t top_files_shown = 10;  // at most 1000
+  // Top kernels by device time (docs/api.md): names each finalized
+  // resolution cell keeps (the rest of the cell is one "other" row).
+  std::size_t top_kernels_per_cell = 16;
   // Upper bounds of a per-rank histogram of finalized step durations
   // (FinalizedTotals::step_buckets), ascending; empty: none is kept.
   std::vector<std::int64_t> step_histogram_bounds_ns;

@@ -230,6 +230,25 @@ struct TopFiles {
   bool operator==(const TopFiles&) const = default;
 };
 
+// The device work of one name (or of the other names) that ended in a
+// window (docs/api.md, "Top kernels by device time").
+struct KernelEntry {
+  std::string name;
+  std::int64_t device_ns = 0;  // the work's durations, summed
+  std::int64_t count = 0;
+  bool operator==(const KernelEntry&) const = default;
+};
+
+// A rank's kernels by device time over one configured window: at most
+// kTopKernelsShown, most time first, and the rest summed in `other`.
+struct TopKernels {
+  static constexpr std::size_t kTopKernelsShown = 10;
+  std::int64_t window_ns = 0;
+  std::vector<KernelEntry> kernels;
+  KernelEntry other;
+  bool operator==(const TopKernels&) const = default;
+};
+
 struct RankSnapshot {
   std::string job;
   std::int32_t rank = 0;
@@ -255,6 +274,8 @@ struct RankSnapshot {
   // Its top files by I/O time, one entry per configured window and the
   // totals (window_ns 0), in windows order.
   std::vector<TopFiles> top_files;
+  // Its top kernels by device time, likewise.
+  std::vector<TopKernels> top_kernels;
   // Its COMM calls within the timeline span, as the peer matching took them
   // (empty for a rank that never had COMM time). Not served: a collector
   // tree's head matches them across its nodes (summarize_job_with_peers()).

@@ -19,6 +19,9 @@
  *    also makes a RUNTIME record when that kind is enabled: one per launch
  *    call, cudaLaunchKernel's cbid, the calling thread's id, the call's
  *    start and end, and the correlation id its kernel record carries too;
+ *    one launched through the driver (fake_cupti_launch_kernel[s]_driver,
+ *    how Triton launches) makes a DRIVER record instead, with
+ *    cuLaunchKernel's or cuLaunchKernelEx's cbid, when that kind is enabled;
  *  - records that find no buffer (the client refused one) are dropped and
  *    counted for cuptiActivityGetNumDroppedRecords; records "without timing"
  *    (lack of device memory) have zero timestamps;
@@ -77,7 +80,7 @@ enum {
   kInvalidKind = 21,
   kMultipleSubscribers = 39
 };
-enum { kMemcpy = 1, kMemset = 2, kKernel = 3, kRuntime = 5, kConcurrentKernel = 10 };
+enum { kMemcpy = 1, kMemset = 2, kKernel = 3, kDriver = 4, kRuntime = 5, kConcurrentKernel = 10 };
 enum { kMaxBuffers = 1024, kMaxDelivery = 64 };
 
 typedef struct {
@@ -115,14 +118,15 @@ typedef struct {
   uint32_t process_id, thread_id, correlation_id, return_value;
 } ApiRecord;
 
-enum { kCbidLaunchKernel = 211 };
+enum { kCbidLaunchKernel = 211 };                                /* runtime API */
+enum { kCbidCuLaunchKernel = 307, kCbidCuLaunchKernelEx = 652 }; /* driver API */
 
-/* One launched piece of work (or, kind kRuntime with a cbid, the runtime
- * call that launched it): complete once CLOCK_REALTIME reaches done_at. */
+/* One launched piece of work (or, kind kRuntime or kDriver with a cbid, the
+ * API call that launched it): complete once CLOCK_REALTIME reaches done_at. */
 typedef struct {
   int32_t kind;
   uint32_t device, stream, correlation;
-  uint32_t cbid, thread; /* kRuntime records of a launch */
+  uint32_t cbid, thread; /* kRuntime and kDriver records of a launch */
   uint64_t start, end;
   int64_t done_at;
   const char* name;
@@ -183,6 +187,7 @@ static size_t slot_size(int32_t kind) {
     case kMemset:
       return 72;
     case kRuntime:
+    case kDriver:
       return sizeof(ApiRecord);
     default:
       return 32;
@@ -308,12 +313,12 @@ static void launch(int32_t kind, uint32_t device, uint32_t stream, uint64_t star
   pthread_mutex_unlock(&lock);
 }
 
-/* A kernel launched by a cudaLaunchKernel call on the calling thread from
- * call_start to call_end (CUPTI clock): a RUNTIME record (when enabled) and
- * the kernel's, sharing one correlation id. */
-FAKE_API void fake_cupti_launch_kernel(uint32_t device, uint32_t stream, uint64_t call_start,
-                                       uint64_t call_end, uint64_t start, uint64_t end,
-                                       const char* name) {
+/* A kernel launched by an API call (kind kRuntime or kDriver, `cbid`) on the
+ * calling thread from call_start to call_end (CUPTI clock): the call's record
+ * (when its kind is enabled) and the kernel's, sharing one correlation id. */
+static void launch_through(int32_t api, uint32_t cbid, uint32_t device, uint32_t stream,
+                           uint64_t call_start, uint64_t call_end, uint64_t start, uint64_t end,
+                           const char* name) {
   const int64_t now_real = realtime_ns();
   const int64_t now_cupti = (int64_t)fake_cupti_now();
   const uint32_t thread = (uint32_t)syscall(SYS_gettid);
@@ -321,8 +326,8 @@ FAKE_API void fake_cupti_launch_kernel(uint32_t device, uint32_t stream, uint64_
   const uint32_t correlation = next_correlation++;
   Work call;
   memset(&call, 0, sizeof(call));
-  call.kind = kRuntime;
-  call.cbid = kCbidLaunchKernel;
+  call.kind = api;
+  call.cbid = cbid;
   call.thread = thread;
   call.start = call_start;
   call.end = call_end;
@@ -343,6 +348,23 @@ FAKE_API void fake_cupti_launch_kernel(uint32_t device, uint32_t stream, uint64_
   pthread_mutex_unlock(&lock);
 }
 
+/* A kernel launched by a cudaLaunchKernel call (a RUNTIME record). */
+FAKE_API void fake_cupti_launch_kernel(uint32_t device, uint32_t stream, uint64_t call_start,
+                                       uint64_t call_end, uint64_t start, uint64_t end,
+                                       const char* name) {
+  launch_through(kRuntime, kCbidLaunchKernel, device, stream, call_start, call_end, start, end,
+                 name);
+}
+
+/* A kernel launched by a driver API call, cuLaunchKernel (`ex` 0) or
+ * cuLaunchKernelEx (`ex` 1), as Triton launches (a DRIVER record). */
+FAKE_API void fake_cupti_launch_kernel_driver(int ex, uint32_t device, uint32_t stream,
+                                              uint64_t call_start, uint64_t call_end,
+                                              uint64_t start, uint64_t end, const char* name) {
+  launch_through(kDriver, ex ? kCbidCuLaunchKernelEx : kCbidCuLaunchKernel, device, stream,
+                 call_start, call_end, start, end, name);
+}
+
 /* `count` launches back to back from `start`: call i lasts call_ns from
  * start + i * call_ns, its kernel starts delay_ns after the call returned and
  * runs kernel_ns. */
@@ -353,6 +375,18 @@ FAKE_API void fake_cupti_launch_kernels(size_t count, uint32_t device, uint32_t 
     const uint64_t call = start + i * call_ns;
     const uint64_t begin = call + call_ns + delay_ns;
     fake_cupti_launch_kernel(device, stream, call, call + call_ns, begin, begin + kernel_ns, name);
+  }
+}
+
+/* The same through the driver API (cuLaunchKernel), as Triton launches. */
+FAKE_API void fake_cupti_launch_kernels_driver(size_t count, uint32_t device, uint32_t stream,
+                                               uint64_t start, uint64_t call_ns, uint64_t delay_ns,
+                                               uint64_t kernel_ns, const char* name) {
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t call = start + i * call_ns;
+    const uint64_t begin = call + call_ns + delay_ns;
+    launch_through(kDriver, kCbidCuLaunchKernel, device, stream, call, call + call_ns, begin,
+                   begin + kernel_ns, name);
   }
 }
 
@@ -429,7 +463,7 @@ static void write_record(uint8_t* slot, const Work* w, int timed) {
     r.stream_id = w->stream;
     r.correlation_id = w->correlation;
     memcpy(slot, &r, sizeof(r));
-  } else if (w->kind == kRuntime && w->cbid != 0) {
+  } else if ((w->kind == kRuntime || w->kind == kDriver) && w->cbid != 0) {
     ApiRecord r;
     memset(&r, 0, sizeof(r));
     r.kind = w->kind;
