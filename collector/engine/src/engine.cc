@@ -12,6 +12,7 @@
 #include "class_cache.h"
 #include "engine/job_summary.h"
 #include "engine/series_metrics.h"
+#include "engine/series_summary.h"
 #include "host_clocks.h"
 #include "job_aggregate.h"
 #include "job_peers.h"
@@ -245,20 +246,7 @@ std::optional<Series> Engine::series(std::string_view job, std::string_view metr
     s.ranks.push_back(ranks[i]->rank());
     ranks[i]->series(*index, window_ns, rank_t_ns, s.values.emplace_back());
   }
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t p = 0; p < s.t_ns.size(); ++p) {
-    double sum = 0;
-    double max = nan;
-    std::size_t n = 0;
-    for (const auto& v : s.values) {
-      if (std::isnan(v[p])) continue;
-      sum += v[p];
-      max = n == 0 ? v[p] : std::max(max, v[p]);
-      ++n;
-    }
-    s.mean.push_back(n > 0 ? sum / static_cast<double>(n) : nan);
-    s.max.push_back(max);
-  }
+  fill_mean_max(s);
   return s;
 }
 

@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 
+#include "engine/series_summary.h"
+
 namespace stallwatch::collector {
 namespace {
 
@@ -157,19 +159,7 @@ std::optional<Series> merge_series(std::span<const SeriesPart> parts, std::int64
     s.ranks.push_back(rank);
     s.values.push_back(std::move(values));
   }
-  for (std::size_t p = 0; p < s.t_ns.size(); ++p) {
-    double sum = 0;
-    double max = kNaN;
-    std::size_t n = 0;
-    for (const auto& v : s.values) {
-      if (std::isnan(v[p])) continue;
-      sum += v[p];
-      max = n == 0 ? v[p] : std::max(max, v[p]);
-      ++n;
-    }
-    s.mean.push_back(n > 0 ? sum / static_cast<double>(n) : kNaN);
-    s.max.push_back(max);
-  }
+  fill_mean_max(s);
   return s;
 }
 
