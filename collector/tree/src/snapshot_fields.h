@@ -149,6 +149,22 @@ struct Fields<TopFiles> {
   }
 };
 
+template <>
+struct Fields<KernelEntry> {
+  template <class Io, class T>
+  static void visit(Io& io, T& k) {
+    io(k.name), io(k.device_ns), io(k.count);
+  }
+};
+
+template <>
+struct Fields<TopKernels> {
+  template <class Io, class T>
+  static void visit(Io& io, T& t) {
+    io(t.window_ns), io(t.kernels), io(t.other);
+  }
+};
+
 // A rank's comm_calls travel after it, as a CommCallsDelta.
 template <>
 struct Fields<CommCallsDelta> {
@@ -167,6 +183,7 @@ struct Fields<RankSnapshot> {
     io(r.step), io(r.verdict), io(r.cause), io(r.windows), io(r.counters), io(r.processes);
     io(r.gpu_counters), io(r.finalized);
     if (io.version() >= 5) io(r.top_files);  // every entry, whatever its window
+    if (io.version() >= 6) io(r.top_kernels);
   }
 };
 

@@ -73,6 +73,8 @@ TEST(NodeReport, CarriesEveryFieldOfTheRanks) {
   EXPECT_EQ(r.comm_calls, want.comm_calls);
   EXPECT_EQ(r.top_files, want.top_files);
   EXPECT_EQ(r.top_files.size(), 3u);
+  EXPECT_EQ(r.top_kernels, want.top_kernels);
+  EXPECT_EQ(r.top_kernels.size(), 2u);
 
   // Encoding what was decoded gives the same bytes: nothing was lost.
   Snapshot again = s;
@@ -80,10 +82,20 @@ TEST(NodeReport, CarriesEveryFieldOfTheRanks) {
   EXPECT_EQ(encode_reports(again, "node-a", "10.0.0.5:8787"), frames);
 }
 
-// A node of the previous version sends no top files: a head reads its
-// reports, the ranks without them.
+// Nodes of earlier versions send no top files (4) or no top kernels (5): a
+// head reads their reports, the ranks without them.
 TEST(NodeReport, ReadsAReportOfThePreviousVersionWithoutTopFiles) {
-  static_assert(kOldestReportVersion == 4 && kReportVersion == 5);
+  static_assert(kOldestReportVersion == 4 && kReportVersion == 6);
+  {
+    const Snapshot s5 = snapshot_with(2);
+    const auto frames5 = encode_reports(s5, "node-a", "h:1", nullptr, 5);
+    ASSERT_EQ(frames5.size(), 1u);
+    NodeReport report5;
+    ASSERT_EQ(decode_report(frames5[0], report5), "");
+    ASSERT_EQ(report5.ranks.size(), 2u);
+    EXPECT_EQ(report5.ranks[1].top_files, full_rank("train", 1).top_files);
+    EXPECT_TRUE(report5.ranks[1].top_kernels.empty());
+  }
   const Snapshot s = snapshot_with(2);
   const auto old_frames = encode_reports(s, "node-a", "h:1", nullptr, 4);
   const auto new_frames = encode_reports(s, "node-a", "h:1");
@@ -97,7 +109,7 @@ TEST(NodeReport, ReadsAReportOfThePreviousVersionWithoutTopFiles) {
   EXPECT_EQ(report.ranks[1].comm_calls, full_rank("train", 1).comm_calls);
   auto older = old_frames[0];
   older[4] = static_cast<std::uint8_t>(kOldestReportVersion - 1);
-  EXPECT_EQ(decode_report(older, report), "report version 3, this head reads 4 to 5");
+  EXPECT_EQ(decode_report(older, report), "report version 3, this head reads 4 to 6");
 }
 
 TEST(NodeReport, ManyRanksAreSplitIntoBoundedSelfContainedFrames) {

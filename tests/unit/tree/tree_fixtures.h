@@ -50,6 +50,9 @@ inline collector::RankSnapshot full_rank(const std::string& job, std::int32_t ra
       {2'000'000'000, {{"/data/shard-" + std::to_string(rank), 900, 4096, 0, 3}}, {"", 5, 1, 2, 1}},
       {5'000'000'000, {{"/data/a", 1200, 8192, 0, 4}, {"/ckpt", 300, 0, 65536, 2}}, {}},
       {0, {{"/data/a", 5000, 1 << 20, 0, 40}}, {"", 7, 0, 0, 1}}};
+  r.top_kernels = {
+      {2'000'000'000, {{"ampere_sgemm_128x64_tn", 700, 9}, {"memcpy HtoD", 50, 2}}, {}},
+      {5'000'000'000, {{"ampere_sgemm_128x64_tn", 1700, 21}}, {"", 30, 4}}};
   r.counters.events_received = 1000 + static_cast<std::uint64_t>(rank);
   r.counters.late_events = 2;
   ProcessSnapshot p;

@@ -15,7 +15,7 @@
 // field added to a snapshot struct travels once it is named there, on both
 // sides at once. Reports carry kReportVersion; a head reads those from
 // kOldestReportVersion on (an older node's ranks lack the fields added
-// since: version 5 added top_files) and refuses any other.
+// since: version 5 added top_files, 6 top_kernels) and refuses any other.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +28,7 @@
 
 namespace stallwatch::collector {
 
-inline constexpr std::uint16_t kReportVersion = 5;
+inline constexpr std::uint16_t kReportVersion = 6;
 inline constexpr std::uint16_t kOldestReportVersion = 4;
 inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 20;
 
