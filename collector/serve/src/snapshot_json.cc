@@ -64,6 +64,18 @@ std::string_view SnapshotJson::name_of(std::int64_t window_ns) const {
   return {};
 }
 
+template <class Entries>
+std::vector<std::string_view> SnapshotJson::window_names(const Entries& entries,
+                                                         std::vector<std::string>& fallback) const {
+  fallback.reserve(entries.size());  // no reallocation: the names point into it
+  std::vector<std::string_view> names;
+  for (const auto& e : entries) {
+    const std::string_view name = name_of(e.window_ns);
+    names.push_back(name.empty() ? fallback.emplace_back(window_name(e.window_ns)) : name);
+  }
+  return names;
+}
+
 void SnapshotJson::write_window_names(JsonWriter& w) const {
   w.begin_array();
   for (const auto& entry : names_)
@@ -256,37 +268,19 @@ void SnapshotJson::write_rank_row(JsonWriter& w, const RankSnapshot& r) const {
   if (r.gpu_counters.devices.empty()) {
     w.begin_array().end_array();
   } else {
-    std::vector<std::string> fallback;   // names of windows the snapshot does not list
-    fallback.reserve(r.windows.size());  // no reallocation: `names` points into it
-    std::vector<std::string_view> names;
-    for (const WindowMetrics& m : r.windows) {
-      const std::string_view name = name_of(m.window_ns);
-      names.push_back(name.empty() ? fallback.emplace_back(window_name(m.window_ns)) : name);
-    }
-    write_gpu_counters(w, r, names);
+    std::vector<std::string> fallback;  // names of windows the snapshot does not list
+    write_gpu_counters(w, r, window_names(r.windows, fallback));
   }
   w.key("gpu_counters_ignored").integer(r.gpu_counters.ignored_samples);
   {
     std::vector<std::string> fallback;
-    fallback.reserve(r.top_files.size());  // no reallocation: `names` points into it
-    std::vector<std::string_view> names;
-    for (const TopFiles& t : r.top_files) {
-      const std::string_view name = name_of(t.window_ns);
-      names.push_back(name.empty() ? fallback.emplace_back(window_name(t.window_ns)) : name);
-    }
     w.key("top_files");
-    write_top_files(w, r, names);
+    write_top_files(w, r, window_names(r.top_files, fallback));
   }
   {
     std::vector<std::string> fallback;
-    fallback.reserve(r.top_kernels.size());  // no reallocation: `names` points into it
-    std::vector<std::string_view> names;
-    for (const TopKernels& t : r.top_kernels) {
-      const std::string_view name = name_of(t.window_ns);
-      names.push_back(name.empty() ? fallback.emplace_back(window_name(t.window_ns)) : name);
-    }
     w.key("top_kernels");
-    write_top_kernels(w, r, names);
+    write_top_kernels(w, r, window_names(r.top_kernels, fallback));
   }
   w.key("processes").begin_array();
   for (const ProcessSnapshot& p : r.processes) {

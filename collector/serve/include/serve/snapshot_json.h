@@ -45,6 +45,11 @@ class SnapshotJson {
 
  private:
   std::string_view name_of(std::int64_t window_ns) const;
+  // Each entry's window name (entries have `window_ns`): the snapshot's, else
+  // window_name()'s, kept in `fallback`, which must outlive the result.
+  template <class Entries>
+  std::vector<std::string_view> window_names(const Entries& entries,
+                                             std::vector<std::string>& fallback) const;
   void write_header_fields(JsonWriter& w) const;
   void write_aggregates(JsonWriter& w, const JobSnapshot& job) const;
   static void write_held_back(JsonWriter& w, const JobWindow::HeldBack& h);
