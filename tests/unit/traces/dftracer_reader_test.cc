@@ -20,6 +20,7 @@ struct Read {
   std::vector<TraceEvent> events;
   std::vector<std::string> names;  // copies: the events' views die with the reader
   std::vector<std::string> cats;
+  std::vector<std::string> files;
   TraceFileInfo info;
   ReadStats stats;
   std::string error;
@@ -37,6 +38,7 @@ Read read_all(const std::string& path) {
   while (reader->next(event)) {
     r.names.emplace_back(event.name);
     r.cats.emplace_back(event.cat);
+    r.files.emplace_back(event.file);
     r.events.push_back(event);
   }
   r.info = reader->info();
@@ -297,12 +299,9 @@ TEST(DftracerReader, CallsNameTheirFileByFnameOrByTheFhRecordOfTheirFhash) {
   const Read r = read_all(dir.write("files.pfw", content));
   ASSERT_EQ(r.error, "");
   ASSERT_EQ(r.stats.malformed, 0u);
-  std::vector<std::string> files;
-  for (const TraceEvent& e : r.events)
-    files.emplace_back(e.file);
   // The FH record is metadata (no event); the one that names 00ff after the
   // close names it for the fread.
-  EXPECT_EQ(files, (std::vector<std::string>{"/data/a.bin", "/data/b.bin", "<unknown file>", "",
+  EXPECT_EQ(r.files, (std::vector<std::string>{"/data/a.bin", "/data/b.bin", "<unknown file>", "",
                                              "/data/c \"q\".bin", ""}));
   EXPECT_EQ(r.events[0].bytes, 8);
   EXPECT_EQ(r.events[4].bytes, 6);
