@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Word-at-a-time helpers of the dftracer line scanner (dftracer_scan.cc):
+// Word-at-a-time helpers of the dftracer line scanner (dftracer_scanner.h):
 // 8-byte loads, digit runs and their values, byte-class tables, and JSON keys
 // packed as masked little-endian words. Callers guarantee that an 8-byte load
 // stays inside their buffer (the reader's kScanPadding).
