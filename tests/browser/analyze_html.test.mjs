@@ -3,7 +3,9 @@
 // Chromium loads nothing but itself, shows the text report's sections, draws
 // its charts with the dashboard's chart library (uPlot, inlined), agrees with
 // the JSON report run on the same traces (tables and charts), and sorts the
-// operator table on a header click.
+// operator table on a header click. A second page, of two ranks of a dftracer
+// trace, lists each rank's top files by I/O time as the JSON report has them
+// (the Kineto page has no such section).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +27,9 @@ const kSections = ['inputs', 'hta-temporal', 'hta-steps', 'hta-idle', 'hta-kerne
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sw-analyze-html-'));
 const htmlFile = path.join(dir, 'report.html');
+const pfwHtmlFile = path.join(dir, 'pfw-report.html');
 let report = null;
+let pfwReport = null;
 let browser = null;
 let tab = null;
 const requests = [];
@@ -77,6 +81,9 @@ describe('stallwatch analyze --html in Chromium', { concurrency: 1 }, () => {
     const out = execFileSync(stallwatch, ['analyze', ...traces, '--batch-size', '64', '--json', '--html', htmlFile],
       { encoding: 'utf8', maxBuffer: 64 << 20 });
     report = JSON.parse(out);
+    const pfw = ['trace-0-of-8.pfw.gz', 'trace-1-of-8.pfw.gz'].map((f) => path.join(testData, 'dftracer-dlio', f));
+    pfwReport = JSON.parse(execFileSync(stallwatch, ['analyze', ...pfw, '--json', '--html', pfwHtmlFile],
+      { encoding: 'utf8', maxBuffer: 64 << 20 }));
     browser = await launchChromium();
   });
 
@@ -164,6 +171,55 @@ describe('stallwatch analyze --html in Chromium', { concurrency: 1 }, () => {
     const calls = (await tableRows('hta-operators-table')).map((r) => Number(r.calls));
     assert.ok(calls.length > 2);
     assert.deepEqual(calls, [...calls].sort((a, b) => b - a));
+  });
+
+  test('a Kineto-only report has no top-files section', async () => {
+    assert.equal(await tab.page.locator('#top-files, #top-files-table').count(), 0);
+    assert.equal(await tab.page.getByText('Top files', { exact: false }).count(), 0);
+  });
+
+  test('a .pfw report lists each rank\'s top files as the JSON report has them', async () => {
+    const url = pathToFileURL(pfwHtmlFile).href;
+    requests.length = 0;
+    await tab.page.goto(url);
+    await tab.page.waitForLoadState('load');
+    assert.deepEqual(requests, [url]);
+    for (const id of ['inputs', 'dfanalyzer', 'stallwatch-view', 'top-files']) {
+      assert.equal(await tab.page.locator(`section#${id}`).isVisible(), true, id);
+    }
+    assert.equal(await tab.page.locator('section[id^="hta-"]').count(), 0);
+
+    const expected = [];
+    for (const job of pfwReport.stallwatch.jobs) {
+      for (const rank of job.ranks) {
+        if (!rank.top_files) continue;
+        const who = `${job.job}/${rank.rank}`;
+        for (const f of rank.top_files.files) expected.push({ who, file: f.path, ...f });
+        if (rank.top_files.other.ops > 0) expected.push({ who, file: 'other files', ...rank.top_files.other });
+      }
+    }
+    // Both ranks, ten files each and their other files.
+    assert.equal(expected.length, 22);
+    const rows = await tableRows('top-files-table');
+    assert.equal(rows.length, expected.length);
+    rows.forEach((row, i) => {
+      const e = expected[i];
+      const what = `row ${i} (${e.who} ${e.file})`;
+      assert.equal(row['job/rank'], e.who, what);
+      assert.equal(row.file, e.file, what);
+      assert.ok(Math.abs(Number(row['I/O s']) - e.io_seconds) <= 5e-7, `${what}: ${row['I/O s']} s, JSON ${e.io_seconds}`);
+      assert.equal(Number(row['read bytes']), e.read_bytes, what);
+      assert.equal(Number(row['written bytes']), e.write_bytes, what);
+      assert.equal(Number(row.calls), e.ops, what);
+    });
+
+    // Sortable like the operator table: a click on "I/O s" puts the largest first.
+    await tab.page.locator('#top-files-table th', { hasText: /^I\/O s$/ }).click();
+    const seconds = (await tableRows('top-files-table')).map((r) => Number(r['I/O s']));
+    assert.equal(seconds.length, expected.length);
+    assert.deepEqual(seconds, [...seconds].sort((a, b) => b - a));
+    assert.equal(seconds[0], Math.max(...expected.map((e) => Number(e.io_seconds.toFixed(6)))));
+    await tab.screenshot('analyze-report-pfw', { fullPage: true });
   });
 
   test('no console errors', () => {

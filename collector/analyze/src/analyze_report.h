@@ -33,7 +33,7 @@ void write_report_text(const AnalyzeReport& report, std::ostream& out);
 // One JSON document; seconds as numbers, HTA times in µs (HTA's unit).
 void write_report_json(const AnalyzeReport& report, std::ostream& out);
 // One self-contained HTML page with the text report's sections (tables,
-// inline SVG charts, a sortable operator table); every trace-provided string
+// charts, sortable operator, kernel and top-files tables); every trace-provided string
 // is escaped and the page loads nothing.
 void write_report_html(const AnalyzeReport& report, std::ostream& out);
 

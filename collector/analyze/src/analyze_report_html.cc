@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "analyze_report.h"
+#include "analyze_top_files.h"
 #include "html_writer.h"
 #include "report_charts.h"
 #include "report_rows.h"
@@ -9,8 +10,8 @@
 
 // The HTML report: the text report's sections as tables, in one file that
 // needs nothing else (inline style, charts drawn by the dashboard's chart
-// library inlined into the page, one inline script that sorts the operator
-// table; no fetch, no external resource).
+// library inlined into the page, one inline script that sorts the operator,
+// kernel and top-files tables; no fetch, no external resource).
 
 namespace stallwatch::collector {
 
@@ -271,6 +272,19 @@ void write_engine(const Snapshot& snap, std::ostream& out) {
   out << "</section>\n";
 }
 
+// Each rank's whole-run top files, the text report's table; no section when
+// no rank has a file (a Kineto-only run).
+void write_top_files(const Snapshot& snap, std::ostream& out) {
+  const ReportRows rows = top_files_rows(snap);
+  if (rows.rows.empty()) return;
+  out << "<section id=\"top-files\"><h2>Top files by I/O time</h2>\n<p class=\"note\">Whole "
+         "run, per rank: seconds inside POSIX and stdio calls per file, each call whole; bytes "
+         "those calls read and wrote; \"other files\": the rank's calls on files not listed. "
+         "Click a column to sort.</p>\n";
+  html_table(rows, "top-files-table").write(out, true);
+  out << "</section>\n";
+}
+
 }  // namespace
 
 void write_report_html(const AnalyzeReport& report, std::ostream& out) {
@@ -301,7 +315,10 @@ void write_report_html(const AnalyzeReport& report, std::ostream& out) {
     write_launches(*report.hta, out);
     write_operators(*report.hta, report.et, charts, out);
   }
-  if (report.engine) write_engine(*report.engine, out);
+  if (report.engine) {
+    write_engine(*report.engine, out);
+    write_top_files(*report.engine, out);
+  }
   write_chart_scripts(out, charts);
   out << "<script>" << kSortScript << "</script>\n</body></html>\n";
 }

@@ -40,21 +40,27 @@ std::vector<std::string> cells(const std::string& who, const std::string& path,
 
 }  // namespace
 
-void write_top_files_text(const Snapshot& snap, std::ostream& out) {
-  TextTable table({"job/rank", "file", "I/O s", "read bytes", "written bytes", "calls"});
-  bool any = false;
+ReportRows top_files_rows(const Snapshot& snap) {
+  ReportRows out{{"job/rank", "file", "I/O s", "read bytes", "written bytes", "calls"}, {}};
   for (const JobSnapshot& job : snap.jobs) {
     for (const RankSnapshot& rank : job.ranks) {
       const TopFiles* top = whole_run(rank);
       if (top == nullptr) continue;
-      any = true;
       const std::string who = job.job + "/" + std::to_string(rank.rank);
       for (const FileIoEntry& f : top->files)
-        table.row(cells(who, f.path, f));
-      if (top->other.ops > 0) table.row(cells(who, "other files", top->other));
+        out.rows.push_back(cells(who, f.path, f));
+      if (top->other.ops > 0) out.rows.push_back(cells(who, "other files", top->other));
     }
   }
-  if (!any) return;
+  return out;
+}
+
+void write_top_files_text(const Snapshot& snap, std::ostream& out) {
+  ReportRows rows = top_files_rows(snap);
+  if (rows.rows.empty()) return;
+  TextTable table(std::move(rows.header));
+  for (std::vector<std::string>& row : rows.rows)
+    table.row(std::move(row));
   out << "\ntop files by I/O time (whole run): time inside POSIX and stdio calls per file, "
          "each call whole\n";
   table.print(out);

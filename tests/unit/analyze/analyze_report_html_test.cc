@@ -85,6 +85,9 @@ TEST(AnalyzeReportHtml, HasTheTextReportsSections) {
   EXPECT_NE(page.find("https://github.com/leeoniya/uPlot"), std::string::npos);
   EXPECT_NE(page.find(".uplot"), std::string::npos);
   EXPECT_EQ(page.find("<svg"), std::string::npos);
+  // Kineto traces have no file calls: no top-files section, not even empty.
+  EXPECT_EQ(page.find("top-files"), std::string::npos);
+  EXPECT_EQ(page.find("Top files"), std::string::npos);
   EXPECT_EQ(analyze({testing::test_data("kineto/two-rank/sampled_rank-0.json.gz"), "--html",
                      dir.path() + "/no/such/dir/report.html"})
                 .code,
@@ -156,6 +159,48 @@ TEST(AnalyzeReportHtml, ShowsTheTextReportsFigures) {
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps.back().front(), "job");
   EXPECT_EQ(steps.back().back(), "207.4");
+}
+
+// Two ranks of the DLIO trace: each rank's ten files by I/O time over the
+// whole run and its "other files" row, the text report's rows in its order
+// (analyze_command_test checks rank 0's figures against the .pfw), in a
+// sortable table of their own section.
+TEST(AnalyzeReportHtml, APfwReportListsEachRanksTopFiles) {
+  testing::TempDir dir;
+  const std::string html = dir.path() + "/report.html";
+  const CommandRun run =
+      analyze({testing::test_data("dftracer-dlio/trace-0-of-8.pfw.gz"),
+               testing::test_data("dftracer-dlio/trace-1-of-8.pfw.gz"), "--html", html});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string page = read_file(html);
+  for (const char* id : {"dfanalyzer", "stallwatch-view", "top-files"})
+    EXPECT_NE(page.find(std::string("<section id=\"") + id + "\">"), std::string::npos) << id;
+  EXPECT_EQ(page.find("<section id=\"hta-"), std::string::npos);
+  EXPECT_NE(page.find("<table id=\"top-files-table\" class=\"sortable\"><thead><tr><th>job/"
+                      "rank</th><th>file</th><th>I/O s</th><th>read bytes</th><th>written "
+                      "bytes</th><th>calls</th></tr>"),
+            std::string::npos);
+  const auto rows = html_rows(page, "top-files-table");
+  ASSERT_EQ(rows.size(), 22u);
+  const std::string train = "/p/lustre3/izzet/dlio-benchmark-test/unet3d_v100_hdf5_168/data/train/";
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"dftracer/0", train + "img_003_of_168.hdf5",
+                                               "0.868462", "732909805", "0", "65"}));
+  EXPECT_EQ(rows[10], (std::vector<std::string>{"dftracer/0", "other files", "7.751812",
+                                                "7329098050", "11420", "665"}));
+  EXPECT_EQ(rows[11], (std::vector<std::string>{"dftracer/1", train + "img_039_of_168.hdf5",
+                                                "0.908492", "732909805", "0", "65"}));
+  EXPECT_EQ(rows[21].at(1), "other files");
+  const auto text_at = run.out.find("top files by I/O time (whole run)");
+  ASSERT_NE(text_at, std::string::npos) << run.out;
+  const std::string text = run.out.substr(text_at);
+  std::size_t at = 0;
+  for (const auto& row : rows) {
+    EXPECT_TRUE(text_has_row(text, row)) << row.at(0) << " " << row.at(1) << "\n" << text;
+    // Same order: each row's file comes after the previous one's.
+    const auto found = text.find(row.at(1) + " ", at);
+    ASSERT_NE(found, std::string::npos) << row.at(1);
+    at = found;
+  }
 }
 
 }  // namespace
