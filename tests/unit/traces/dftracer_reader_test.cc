@@ -302,7 +302,7 @@ TEST(DftracerReader, CallsNameTheirFileByFnameOrByTheFhRecordOfTheirFhash) {
   // The FH record is metadata (no event); the one that names 00ff after the
   // close names it for the fread.
   EXPECT_EQ(r.files, (std::vector<std::string>{"/data/a.bin", "/data/b.bin", "<unknown file>", "",
-                                             "/data/c \"q\".bin", ""}));
+                                               "/data/c \"q\".bin", ""}));
   EXPECT_EQ(r.events[0].bytes, 8);
   EXPECT_EQ(r.events[4].bytes, 6);
 }
