@@ -163,10 +163,24 @@ inline int region_end(sw_region_t region, std::int64_t value) noexcept {
   return region_end_slow(region, value);
 }
 
-// A call from `start` (ticks) to now, on `buffer`'s thread.
-inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name, std::int64_t start,
+// A call from `stamp` (read_call_stamp) to now, on `buffer`'s thread. With
+// call_tsc_mult set, the clock is read once, at the end, and the start is the
+// end less the TSC-timed duration.
+inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name, std::int64_t stamp,
                        std::int64_t value, sw_name_t subject) noexcept {
-  const std::int64_t end = std::max(read_ticks(), start);
+  std::int64_t start = stamp;
+  std::int64_t end = 0;
+#if defined(__x86_64__)
+  if (const std::uint64_t mult = call_tsc_mult.load(std::memory_order_relaxed); mult != 0) {
+    const auto elapsed =
+        std::max<std::int64_t>(static_cast<std::int64_t>(__builtin_ia32_rdtsc()) - stamp, 0);
+    end = read_ticks();
+    start = end - static_cast<std::int64_t>(static_cast<Int128>(elapsed) * mult >> 32);
+  } else
+#endif
+  {
+    end = std::max(read_ticks(), start);
+  }
   const auto c = name_index(cat);
   const auto n = name_index(name);
   const auto tid = buffer->tid();
@@ -186,7 +200,7 @@ inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name, std:
 [[gnu::cold, gnu::noinline]] std::int64_t call_start_slow() noexcept {
   bool off = false;
   if (buffer_slow(&off) == nullptr) return 0;
-  return std::max<std::int64_t>(read_ticks(), 1);
+  return std::max<std::int64_t>(read_call_stamp(), 1);
 }
 
 [[gnu::cold, gnu::noinline]] int call_end_slow(sw_name_t cat, sw_name_t name, std::int64_t start,
@@ -232,6 +246,7 @@ using stallwatch::agent::AgentState;
 using stallwatch::agent::current_thread_buffer;
 using stallwatch::agent::kDroppedRegionBit;
 using stallwatch::agent::name_index;
+using stallwatch::agent::read_call_stamp;
 using stallwatch::agent::read_ticks;
 using stallwatch::agent::RecordKind;
 using stallwatch::agent::ThreadBuffer;
@@ -325,7 +340,7 @@ SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) noexcept {
 SW_API int64_t sw_call_start(void) noexcept {
   if (stallwatch::agent::current_state() == AgentState::kRunning &&
       current_thread_buffer != nullptr) [[likely]] {
-    return std::max<int64_t>(read_ticks(), 1);
+    return std::max<int64_t>(read_call_stamp(), 1);
   }
   if (stallwatch::agent::disabled()) return 0;
   return stallwatch::agent::call_start_slow();
