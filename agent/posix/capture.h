@@ -121,9 +121,10 @@ void record_mark(Op op, std::int64_t value) noexcept;
 // Times `call` whole as one region (cat POSIX or STDIO, name of `op`, value
 // `value(result)`, subject `file`: sw_call_end) unless this thread is already
 // inside the capture; the result and errno the caller sees are exactly the
-// call's.
+// call's. Never inlined: a wrapper's untraced path is then only the table
+// lookup and a tail call to the C library, with no frame of its own.
 template <typename Call, typename Value>
-inline auto traced_call(Op op, std::uint32_t file, Call&& call, Value&& value) noexcept {
+[[gnu::noinline]] auto traced_call(Op op, std::uint32_t file, Call&& call, Value&& value) noexcept {
   if (in_capture) return call();
   in_capture = true;
   int error = errno;
