@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "process_clock.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -61,6 +62,23 @@ bool want_tsc() noexcept {
   return kernel_clocksource_is_tsc();
 }
 
+// The vDSO's clock_gettime, as the C library finds it (the loader lists the
+// vDSO as linux-vdso.so.1); null where there is none.
+VdsoClockGettime* find_vdso_clock_gettime() noexcept {
+  void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (vdso == nullptr) return nullptr;
+#if defined(__x86_64__)
+  void* symbol = dlvsym(vdso, "__vdso_clock_gettime", "LINUX_2.6");
+#else
+  void* symbol = nullptr;
+#endif
+  dlclose(vdso);
+  if (symbol == nullptr) return nullptr;
+  auto* fn = reinterpret_cast<VdsoClockGettime*>(symbol);
+  timespec probe{};
+  return fn(CLOCK_MONOTONIC, &probe) == 0 ? fn : nullptr;
+}
+
 }  // namespace
 
 ProcessClock& ProcessClock::instance() noexcept {
@@ -88,6 +106,7 @@ ProcessClock::Sample ProcessClock::sample_tsc() noexcept {
 }
 
 ProcessClock::ProcessClock() noexcept {
+  vdso_clock_gettime.store(find_vdso_clock_gettime(), std::memory_order_relaxed);
   std::int64_t best_width = INT64_MAX;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::int64_t before = read_clock(CLOCK_REALTIME);

@@ -14,7 +14,15 @@ namespace stallwatch::agent {
 // Which tick source the hot path reads; set once, before any recording.
 inline constinit std::atomic<bool> clock_uses_tsc{false};
 
+// The vDSO's own clock_gettime (__vdso_clock_gettime), which the C library's
+// wraps: called directly, a reading touches neither the C library's code nor
+// the loader's data that holds the pointer. Null where the vDSO lacks it; set
+// once, before any recording. Returns 0 or -errno and never sets errno.
+using VdsoClockGettime = int(clockid_t, timespec*);
+inline constinit std::atomic<VdsoClockGettime*> vdso_clock_gettime{nullptr};
+
 // Hot path: the current tick count (TSC, or CLOCK_MONOTONIC nanoseconds).
+// Never changes errno.
 inline std::int64_t read_ticks() noexcept {
 #if defined(__x86_64__)
   if (clock_uses_tsc.load(std::memory_order_relaxed)) [[likely]] {
@@ -22,7 +30,10 @@ inline std::int64_t read_ticks() noexcept {
   }
 #endif
   timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (VdsoClockGettime* vdso = vdso_clock_gettime.load(std::memory_order_relaxed);
+      vdso == nullptr || vdso(CLOCK_MONOTONIC, &now) != 0) [[unlikely]] {
+    clock_gettime(CLOCK_MONOTONIC, &now);  // cannot fail: errno untouched
+  }
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 

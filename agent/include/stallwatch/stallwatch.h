@@ -214,7 +214,8 @@ SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t 
  * 0 when nothing can be recorded (disabled, or refused and counted). Where
  * the agent's clock is CLOCK_MONOTONIC and the CPU has an invariant TSC, the
  * stamp is the TSC: the duration is TSC-timed and the clock read once, at the
- * end (STALLWATCH_CLOCK=monotonic reads it at both ends).
+ * end (STALLWATCH_CLOCK=monotonic reads it at both ends). Neither call ever
+ * changes errno.
  * sw_call_end() on the same thread records the region from that stamp to now
  * as a Complete whose value counts (wire flag CompleteValue: e.g. the
  * bytes a read moved) and whose `subject` (an interned name, e.g. the file's,
