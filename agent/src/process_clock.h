@@ -41,9 +41,10 @@ inline std::int64_t read_ticks() noexcept {
 // invariant TSC: then a call timed whole (sw_call_start/sw_call_end) measures
 // its duration with the TSC, nanoseconds per TSC tick in 32.32 fixed point,
 // and reads the clock once, at its end. After a system call a vDSO clock read
-// (kvm-clock, Hyper-V) costs tens of ns more than RDTSC; the duration's error
-// is the rate's, a few ppm. Set once before any recording; the sender refines
-// it (recalibrate) and never sets it to 0.
+// (kvm-clock, Hyper-V) costs tens of ns more than RDTSC. The duration's error
+// is the rate's: up to ~100 ppm from the 1 ms calibration at start, a few ppm
+// once the sender has refined it over the run (recalibrate). Set once before
+// any recording; never set back to 0.
 inline constinit std::atomic<std::uint64_t> call_tsc_mult{0};
 
 // The stamp of the start of a call timed whole: the TSC when call_tsc_mult is
