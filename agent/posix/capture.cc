@@ -45,7 +45,9 @@ std::uint32_t file_limit() noexcept {
 
 constinit CallNames call_names;
 
-bool intern_names() noexcept {
+namespace {
+
+bool intern_names_now() noexcept {
   std::atomic<int>& state = call_names.state;
   int expected = CallNames::kNotYet;
   if (!state.compare_exchange_strong(expected, CallNames::kInterning, std::memory_order_acq_rel))
@@ -69,6 +71,15 @@ bool intern_names() noexcept {
   }
   state.store(CallNames::kReady, std::memory_order_release);
   return true;
+}
+
+}  // namespace
+
+bool intern_names() noexcept {
+  const int error = errno;
+  const bool ready = intern_names_now();
+  errno = error;
+  return ready;
 }
 
 namespace {

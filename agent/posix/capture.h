@@ -80,7 +80,7 @@ struct CallNames {
 extern constinit CallNames call_names;
 
 // Interns the names (the first caller does; cold). False when the agent is
-// disabled or another thread is interning right now.
+// disabled or another thread is interning right now. Keeps errno.
 [[gnu::cold, gnu::noinline]] bool intern_names() noexcept;
 
 // The category (POSIX, or STDIO for the stream calls) and name ids of `op`;
@@ -94,6 +94,7 @@ inline sw_name_t op_name(Op op) noexcept {
 
 // True once the names are interned; the first caller interns them. False
 // when the agent is disabled or another thread is interning right now.
+// Keeps errno.
 inline bool names_ready() noexcept {
   const int state = call_names.state.load(std::memory_order_acquire);
   if (state == CallNames::kReady) [[likely]]
@@ -121,20 +122,17 @@ void record_mark(Op op, std::int64_t value) noexcept;
 // Times `call` whole as one region (cat POSIX or STDIO, name of `op`, value
 // `value(result)`, subject `file`: sw_call_end) unless this thread is already
 // inside the capture; the result and errno the caller sees are exactly the
-// call's.
+// call's. Never inlined: a wrapper's untraced path is then only the table
+// lookup and a tail call to the C library, with no frame of its own.
+// names_ready(), sw_call_start() and sw_call_end() never change errno, so
+// the call's errno goes back as it is, without a save and restore.
 template <typename Call, typename Value>
-inline auto traced_call(Op op, std::uint32_t file, Call&& call, Value&& value) noexcept {
+[[gnu::noinline]] auto traced_call(Op op, std::uint32_t file, Call&& call, Value&& value) noexcept {
   if (in_capture) return call();
   in_capture = true;
-  int error = errno;
-  std::int64_t start = 0;
-  if (names_ready()) [[likely]]
-    start = sw_call_start();
-  errno = error;
+  const std::int64_t start = names_ready() ? sw_call_start() : 0;
   auto result = call();
-  error = errno;
   if (start != 0) sw_call_end(op_category(op), op_name(op), start, value(result), file);
-  errno = error;
   in_capture = false;
   return result;
 }

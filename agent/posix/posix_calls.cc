@@ -145,7 +145,7 @@ extern "C" {
     va_end(args);
   }
   return stallwatch::posix::open_traced(
-      Op::kOpen, AT_FDCWD, path, [&]() noexcept { return real_open.get()(path, flags, mode); },
+      Op::kOpen, AT_FDCWD, path, [=]() noexcept { return real_open.get()(path, flags, mode); },
       kFdOf);
 }
 
@@ -158,7 +158,7 @@ extern "C" {
     va_end(args);
   }
   return stallwatch::posix::open_traced(
-      Op::kOpen64, AT_FDCWD, path, [&]() noexcept { return real_open64.get()(path, flags, mode); },
+      Op::kOpen64, AT_FDCWD, path, [=]() noexcept { return real_open64.get()(path, flags, mode); },
       kFdOf);
 }
 
@@ -172,7 +172,7 @@ extern "C" {
   }
   return stallwatch::posix::open_traced(
       Op::kOpenat, dirfd, path,
-      [&]() noexcept { return real_openat.get()(dirfd, path, flags, mode); }, kFdOf);
+      [=]() noexcept { return real_openat.get()(dirfd, path, flags, mode); }, kFdOf);
 }
 
 [[gnu::visibility("default")]] int openat64(int dirfd, const char* path, int flags, ...) {
@@ -185,17 +185,17 @@ extern "C" {
   }
   return stallwatch::posix::open_traced(
       Op::kOpenat64, dirfd, path,
-      [&]() noexcept { return real_openat64.get()(dirfd, path, flags, mode); }, kFdOf);
+      [=]() noexcept { return real_openat64.get()(dirfd, path, flags, mode); }, kFdOf);
 }
 
 [[gnu::visibility("default")]] int creat(const char* path, mode_t mode) {
   return stallwatch::posix::open_traced(
-      Op::kCreat, AT_FDCWD, path, [&]() noexcept { return real_creat.get()(path, mode); }, kFdOf);
+      Op::kCreat, AT_FDCWD, path, [=]() noexcept { return real_creat.get()(path, mode); }, kFdOf);
 }
 
 [[gnu::visibility("default")]] int creat64(const char* path, mode_t mode) {
   return stallwatch::posix::open_traced(
-      Op::kCreat64, AT_FDCWD, path, [&]() noexcept { return real_creat64.get()(path, mode); },
+      Op::kCreat64, AT_FDCWD, path, [=]() noexcept { return real_creat64.get()(path, mode); },
       kFdOf);
 }
 
@@ -205,7 +205,7 @@ extern "C" {
     return real_close.get()(fd);
   fd_table.set(fd, 0);
   return traced_call(
-      Op::kClose, file, [&]() noexcept { return real_close.get()(fd); }, kNoValue);
+      Op::kClose, file, [=]() noexcept { return real_close.get()(fd); }, kNoValue);
 }
 
 [[gnu::visibility("default")]] ssize_t read(int fd, void* buffer, size_t count) {
@@ -213,7 +213,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_read.get()(fd, buffer, count);
   return traced_call(
-      Op::kRead, file, [&]() noexcept { return real_read.get()(fd, buffer, count); }, kBytes);
+      Op::kRead, file, [=]() noexcept { return real_read.get()(fd, buffer, count); }, kBytes);
 }
 
 // What a _FORTIFY_SOURCE build calls for read() into a buffer of known
@@ -225,7 +225,7 @@ extern "C" {
     return real_read_chk.get()(fd, buffer, count, buffer_size);
   return traced_call(
       Op::kRead, file,
-      [&]() noexcept { return real_read_chk.get()(fd, buffer, count, buffer_size); }, kBytes);
+      [=]() noexcept { return real_read_chk.get()(fd, buffer, count, buffer_size); }, kBytes);
 }
 
 [[gnu::visibility("default")]] int dup(int fd) noexcept {
@@ -261,7 +261,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_pread.get()(fd, buffer, count, offset);
   return traced_call(
-      Op::kPread, file, [&]() noexcept { return real_pread.get()(fd, buffer, count, offset); },
+      Op::kPread, file, [=]() noexcept { return real_pread.get()(fd, buffer, count, offset); },
       kBytes);
 }
 
@@ -270,7 +270,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_pread64.get()(fd, buffer, count, offset);
   return traced_call(
-      Op::kPread64, file, [&]() noexcept { return real_pread64.get()(fd, buffer, count, offset); },
+      Op::kPread64, file, [=]() noexcept { return real_pread64.get()(fd, buffer, count, offset); },
       kBytes);
 }
 
@@ -279,7 +279,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_readv.get()(fd, iov, count);
   return traced_call(
-      Op::kReadv, file, [&]() noexcept { return real_readv.get()(fd, iov, count); }, kBytes);
+      Op::kReadv, file, [=]() noexcept { return real_readv.get()(fd, iov, count); }, kBytes);
 }
 
 [[gnu::visibility("default")]] ssize_t preadv(int fd, const struct iovec* iov, int count,
@@ -288,7 +288,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_preadv.get()(fd, iov, count, offset);
   return traced_call(
-      Op::kPreadv, file, [&]() noexcept { return real_preadv.get()(fd, iov, count, offset); },
+      Op::kPreadv, file, [=]() noexcept { return real_preadv.get()(fd, iov, count, offset); },
       kBytes);
 }
 
@@ -298,7 +298,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_preadv64.get()(fd, iov, count, offset);
   return traced_call(
-      Op::kPreadv64, file, [&]() noexcept { return real_preadv64.get()(fd, iov, count, offset); },
+      Op::kPreadv64, file, [=]() noexcept { return real_preadv64.get()(fd, iov, count, offset); },
       kBytes);
 }
 
@@ -307,7 +307,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_write.get()(fd, buffer, count);
   return traced_call(
-      Op::kWrite, file, [&]() noexcept { return real_write.get()(fd, buffer, count); }, kBytes);
+      Op::kWrite, file, [=]() noexcept { return real_write.get()(fd, buffer, count); }, kBytes);
 }
 
 [[gnu::visibility("default")]] ssize_t pwrite(int fd, const void* buffer, size_t count,
@@ -316,7 +316,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_pwrite.get()(fd, buffer, count, offset);
   return traced_call(
-      Op::kPwrite, file, [&]() noexcept { return real_pwrite.get()(fd, buffer, count, offset); },
+      Op::kPwrite, file, [=]() noexcept { return real_pwrite.get()(fd, buffer, count, offset); },
       kBytes);
 }
 
@@ -327,7 +327,7 @@ extern "C" {
     return real_pwrite64.get()(fd, buffer, count, offset);
   return traced_call(
       Op::kPwrite64, file,
-      [&]() noexcept { return real_pwrite64.get()(fd, buffer, count, offset); }, kBytes);
+      [=]() noexcept { return real_pwrite64.get()(fd, buffer, count, offset); }, kBytes);
 }
 
 [[gnu::visibility("default")]] ssize_t pwritev(int fd, const struct iovec* iov, int count,
@@ -336,7 +336,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_pwritev.get()(fd, iov, count, offset);
   return traced_call(
-      Op::kPwritev, file, [&]() noexcept { return real_pwritev.get()(fd, iov, count, offset); },
+      Op::kPwritev, file, [=]() noexcept { return real_pwritev.get()(fd, iov, count, offset); },
       kBytes);
 }
 
@@ -346,7 +346,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_pwritev64.get()(fd, iov, count, offset);
   return traced_call(
-      Op::kPwritev64, file, [&]() noexcept { return real_pwritev64.get()(fd, iov, count, offset); },
+      Op::kPwritev64, file, [=]() noexcept { return real_pwritev64.get()(fd, iov, count, offset); },
       kBytes);
 }
 
@@ -355,7 +355,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_lseek.get()(fd, offset, whence);
   return traced_call(
-      Op::kLseek, file, [&]() noexcept { return real_lseek.get()(fd, offset, whence); }, kNoValue);
+      Op::kLseek, file, [=]() noexcept { return real_lseek.get()(fd, offset, whence); }, kNoValue);
 }
 
 [[gnu::visibility("default")]] off64_t lseek64(int fd, off64_t offset, int whence) noexcept {
@@ -363,18 +363,18 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_lseek64.get()(fd, offset, whence);
   return traced_call(
-      Op::kLseek64, file, [&]() noexcept { return real_lseek64.get()(fd, offset, whence); },
+      Op::kLseek64, file, [=]() noexcept { return real_lseek64.get()(fd, offset, whence); },
       kNoValue);
 }
 
 [[gnu::visibility("default")]] int stat(const char* path, struct stat* out) noexcept {
   return stat_path(Op::kStat, AT_FDCWD, path,
-                   [&]() noexcept { return real_stat.get()(path, out); });
+                   [=]() noexcept { return real_stat.get()(path, out); });
 }
 
 [[gnu::visibility("default")]] int stat64(const char* path, struct stat64* out) noexcept {
   return stat_path(Op::kStat64, AT_FDCWD, path,
-                   [&]() noexcept { return real_stat64.get()(path, out); });
+                   [=]() noexcept { return real_stat64.get()(path, out); });
 }
 
 [[gnu::visibility("default")]] int fstat(int fd, struct stat* out) noexcept {
@@ -382,7 +382,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_fstat.get()(fd, out);
   return traced_call(
-      Op::kFstat, file, [&]() noexcept { return real_fstat.get()(fd, out); }, kNoValue);
+      Op::kFstat, file, [=]() noexcept { return real_fstat.get()(fd, out); }, kNoValue);
 }
 
 [[gnu::visibility("default")]] int fstat64(int fd, struct stat64* out) noexcept {
@@ -390,7 +390,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_fstat64.get()(fd, out);
   return traced_call(
-      Op::kFstat64, file, [&]() noexcept { return real_fstat64.get()(fd, out); }, kNoValue);
+      Op::kFstat64, file, [=]() noexcept { return real_fstat64.get()(fd, out); }, kNoValue);
 }
 
 [[gnu::visibility("default")]] int statx(int dirfd, const char* path, int flags, unsigned int mask,
@@ -410,14 +410,14 @@ extern "C" {
 
 [[gnu::visibility("default")]] void* mmap(void* address, size_t length, int protection, int flags,
                                           int fd, off_t offset) noexcept {
-  return map_file(Op::kMmap, fd, length, [&]() noexcept {
+  return map_file(Op::kMmap, fd, length, [=]() noexcept {
     return real_mmap.get()(address, length, protection, flags, fd, offset);
   });
 }
 
 [[gnu::visibility("default")]] void* mmap64(void* address, size_t length, int protection, int flags,
                                             int fd, off64_t offset) noexcept {
-  return map_file(Op::kMmap64, fd, length, [&]() noexcept {
+  return map_file(Op::kMmap64, fd, length, [=]() noexcept {
     return real_mmap64.get()(address, length, protection, flags, fd, offset);
   });
 }
@@ -437,7 +437,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_fsync.get()(fd);
   return traced_call(
-      Op::kFsync, file, [&]() noexcept { return real_fsync.get()(fd); }, kNoValue);
+      Op::kFsync, file, [=]() noexcept { return real_fsync.get()(fd); }, kNoValue);
 }
 
 [[gnu::visibility("default")]] int fdatasync(int fd) {
@@ -445,7 +445,7 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_fdatasync.get()(fd);
   return traced_call(
-      Op::kFdatasync, file, [&]() noexcept { return real_fdatasync.get()(fd); }, kNoValue);
+      Op::kFdatasync, file, [=]() noexcept { return real_fdatasync.get()(fd); }, kNoValue);
 }
 
 }  // extern "C"

@@ -44,13 +44,13 @@ extern "C" {
 
 [[gnu::visibility("default")]] FILE* fopen(const char* path, const char* mode) {
   return stallwatch::posix::open_traced(
-      Op::kFopen, AT_FDCWD, path, [&]() noexcept { return real_fopen.get()(path, mode); },
+      Op::kFopen, AT_FDCWD, path, [=]() noexcept { return real_fopen.get()(path, mode); },
       kStreamFd);
 }
 
 [[gnu::visibility("default")]] FILE* fopen64(const char* path, const char* mode) {
   return stallwatch::posix::open_traced(
-      Op::kFopen64, AT_FDCWD, path, [&]() noexcept { return real_fopen64.get()(path, mode); },
+      Op::kFopen64, AT_FDCWD, path, [=]() noexcept { return real_fopen64.get()(path, mode); },
       kStreamFd);
 }
 
@@ -59,8 +59,8 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_fread.get()(buffer, size, count, stream);
   return traced_call(
-      Op::kFread, file, [&]() noexcept { return real_fread.get()(buffer, size, count, stream); },
-      [&](size_t items) noexcept { return static_cast<std::int64_t>(items * size); });
+      Op::kFread, file, [=]() noexcept { return real_fread.get()(buffer, size, count, stream); },
+      [=](size_t items) noexcept { return static_cast<std::int64_t>(items * size); });
 }
 
 [[gnu::visibility("default")]] size_t fwrite(const void* buffer, size_t size, size_t count,
@@ -69,8 +69,8 @@ extern "C" {
   if (file == 0) [[likely]]
     return real_fwrite.get()(buffer, size, count, stream);
   return traced_call(
-      Op::kFwrite, file, [&]() noexcept { return real_fwrite.get()(buffer, size, count, stream); },
-      [&](size_t items) noexcept { return static_cast<std::int64_t>(items * size); });
+      Op::kFwrite, file, [=]() noexcept { return real_fwrite.get()(buffer, size, count, stream); },
+      [=](size_t items) noexcept { return static_cast<std::int64_t>(items * size); });
 }
 
 [[gnu::visibility("default")]] int fclose(FILE* stream) {
@@ -79,7 +79,7 @@ extern "C" {
     return real_fclose.get()(stream);
   fd_table.set(fileno_unlocked(stream), 0);
   return traced_call(
-      Op::kFclose, file, [&]() noexcept { return real_fclose.get()(stream); }, kNoValue);
+      Op::kFclose, file, [=]() noexcept { return real_fclose.get()(stream); }, kNoValue);
 }
 
 }  // extern "C"

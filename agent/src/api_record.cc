@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 
 #include "agent.h"
@@ -163,10 +164,25 @@ inline int region_end(sw_region_t region, std::int64_t value) noexcept {
   return region_end_slow(region, value);
 }
 
-// A call from `start` (ticks) to now, on `buffer`'s thread.
-inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name, std::int64_t start,
-                       std::int64_t value, sw_name_t subject) noexcept {
-  const std::int64_t end = std::max(read_ticks(), start);
+// A call from `stamp` (read_call_stamp) to now, on `buffer`'s thread. With
+// call_tsc_mult set, the clock is read once, at the end, and the start is the
+// end less the TSC-timed duration.
+[[gnu::always_inline]] inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name,
+                                              std::int64_t stamp, std::int64_t value,
+                                              sw_name_t subject) noexcept {
+  std::int64_t start = stamp;
+  std::int64_t end = 0;
+#if defined(__x86_64__)
+  if (const std::uint64_t mult = call_tsc_mult.load(std::memory_order_relaxed); mult != 0) {
+    const auto elapsed =
+        std::max<std::int64_t>(static_cast<std::int64_t>(__builtin_ia32_rdtsc()) - stamp, 0);
+    end = read_ticks();
+    start = end - static_cast<std::int64_t>(static_cast<Int128>(elapsed) * mult >> 32);
+  } else
+#endif
+  {
+    end = std::max(read_ticks(), start);
+  }
   const auto c = name_index(cat);
   const auto n = name_index(name);
   const auto tid = buffer->tid();
@@ -183,18 +199,27 @@ inline int record_call(ThreadBuffer* buffer, sw_name_t cat, sw_name_t name, std:
   return status(buffer->record(RecordKind::kEnd, 0, 0, end, value, id, tid, 0));
 }
 
+// The slow paths of sw_call_start/sw_call_end (starting the agent, a
+// thread's first event) keep errno: an interposer calls them between a C
+// library call and its caller's look at errno.
 [[gnu::cold, gnu::noinline]] std::int64_t call_start_slow() noexcept {
+  const int error = errno;
   bool off = false;
-  if (buffer_slow(&off) == nullptr) return 0;
-  return std::max<std::int64_t>(read_ticks(), 1);
+  const bool ready = buffer_slow(&off) != nullptr;
+  errno = error;
+  return ready ? std::max<std::int64_t>(read_call_stamp(), 1) : 0;
 }
 
 [[gnu::cold, gnu::noinline]] int call_end_slow(sw_name_t cat, sw_name_t name, std::int64_t start,
                                                std::int64_t value, sw_name_t subject) noexcept {
+  const int error = errno;
   bool off = false;
   ThreadBuffer* buffer = buffer_slow(&off);
+  errno = error;
   if (buffer == nullptr) return off ? SW_DISABLED : SW_DROPPED;
-  return record_call(buffer, cat, name, start, value, subject);
+  const int status = record_call(buffer, cat, name, start, value, subject);
+  errno = error;
+  return status;
 }
 
 inline int record_now(RecordKind kind, sw_name_t cat, sw_name_t name, std::int64_t value,
@@ -232,6 +257,7 @@ using stallwatch::agent::AgentState;
 using stallwatch::agent::current_thread_buffer;
 using stallwatch::agent::kDroppedRegionBit;
 using stallwatch::agent::name_index;
+using stallwatch::agent::read_call_stamp;
 using stallwatch::agent::read_ticks;
 using stallwatch::agent::RecordKind;
 using stallwatch::agent::ThreadBuffer;
@@ -322,17 +348,19 @@ SW_API sw_lane_t sw_device_lane(uint32_t device, uint32_t stream) noexcept {
   return stallwatch::wire::device_lane(device, stream);
 }
 
-SW_API int64_t sw_call_start(void) noexcept {
+// Hot: grouped with the other hot functions (.text.hot), so that a traced
+// call, after the system call emptied the TLB, touches one page of code.
+[[gnu::hot]] SW_API int64_t sw_call_start(void) noexcept {
   if (stallwatch::agent::current_state() == AgentState::kRunning &&
       current_thread_buffer != nullptr) [[likely]] {
-    return std::max<int64_t>(read_ticks(), 1);
+    return std::max<int64_t>(read_call_stamp(), 1);
   }
   if (stallwatch::agent::disabled()) return 0;
   return stallwatch::agent::call_start_slow();
 }
 
-SW_API int sw_call_end(sw_name_t cat, sw_name_t name, int64_t start, int64_t value,
-                       sw_name_t subject) noexcept {
+[[gnu::hot]] SW_API int sw_call_end(sw_name_t cat, sw_name_t name, int64_t start, int64_t value,
+                                    sw_name_t subject) noexcept {
   if (start == 0) return SW_DISABLED;
   const AgentState state = stallwatch::agent::current_state();
   if (state == AgentState::kRunning) [[likely]] {

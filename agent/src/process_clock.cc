@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "process_clock.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -46,12 +47,36 @@ bool kernel_clocksource_is_tsc() noexcept {
   return n >= 3 && std::strncmp(text, "tsc", 3) == 0 && (n == 3 || text[3] == '\n');
 }
 
-bool want_tsc() noexcept {
+// Whether the TSC may time anything at all: an invariant TSC, and not
+// STALLWATCH_CLOCK=monotonic.
+bool tsc_allowed() noexcept {
   const char* choice = std::getenv("STALLWATCH_CLOCK");
   if (choice != nullptr && std::strcmp(choice, "monotonic") == 0) return false;
-  if (!cpu_has_invariant_tsc()) return false;
+  return cpu_has_invariant_tsc();
+}
+
+// Whether the TSC is the tick source (given tsc_allowed()).
+bool want_tsc() noexcept {
+  const char* choice = std::getenv("STALLWATCH_CLOCK");
   if (choice != nullptr && std::strcmp(choice, "tsc") == 0) return true;
   return kernel_clocksource_is_tsc();
+}
+
+// The vDSO's clock_gettime, as the C library finds it (the loader lists the
+// vDSO as linux-vdso.so.1); null where there is none.
+VdsoClockGettime* find_vdso_clock_gettime() noexcept {
+  void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (vdso == nullptr) return nullptr;
+#if defined(__x86_64__)
+  void* symbol = dlvsym(vdso, "__vdso_clock_gettime", "LINUX_2.6");
+#else
+  void* symbol = nullptr;
+#endif
+  dlclose(vdso);
+  if (symbol == nullptr) return nullptr;
+  auto* fn = reinterpret_cast<VdsoClockGettime*>(symbol);
+  timespec probe{};
+  return fn(CLOCK_MONOTONIC, &probe) == 0 ? fn : nullptr;
 }
 
 }  // namespace
@@ -81,6 +106,7 @@ ProcessClock::Sample ProcessClock::sample_tsc() noexcept {
 }
 
 ProcessClock::ProcessClock() noexcept {
+  vdso_clock_gettime.store(find_vdso_clock_gettime(), std::memory_order_relaxed);
   std::int64_t best_width = INT64_MAX;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::int64_t before = read_clock(CLOCK_REALTIME);
@@ -97,7 +123,8 @@ ProcessClock::ProcessClock() noexcept {
   }
   TimeBase base;
   base.current = TimeSegment{0, epoch_offset_ns_, std::uint64_t{1} << 32};
-  if (want_tsc()) {
+  std::uint64_t call_mult = 0;
+  if (tsc_allowed()) {
     const Sample first = sample_tsc();
     while (read_clock(CLOCK_MONOTONIC) - first.mono_ns < kCalibrationNs) {
     }
@@ -107,13 +134,18 @@ ProcessClock::ProcessClock() noexcept {
     // Plausible TSC rates only: 100 MHz .. 10 GHz.
     if (ticks > nanos / 10 && ticks < nanos * 10) {
       const auto mult = static_cast<std::uint64_t>((static_cast<Int128>(nanos) << 32) / ticks);
-      uses_tsc_ = true;
       origin_ = first;
-      base.current = TimeSegment{second.ticks, second.mono_ns + epoch_offset_ns_, mult};
+      if (want_tsc()) {
+        uses_tsc_ = true;
+        base.current = TimeSegment{second.ticks, second.mono_ns + epoch_offset_ns_, mult};
+      } else {
+        call_mult = mult;
+      }
     }
   }
   base.previous = base.current;
   publish(base);
+  call_tsc_mult.store(call_mult, std::memory_order_relaxed);
   clock_uses_tsc.store(uses_tsc_, std::memory_order_release);
 }
 
@@ -163,7 +195,10 @@ void ProcessClock::publish(const TimeBase& base) noexcept {
 }
 
 void ProcessClock::recalibrate() noexcept {
-  if (!uses_tsc_) return;
+  if (!uses_tsc_) {
+    refine_call_rate();
+    return;
+  }
   const Sample now = sample_tsc();
   std::lock_guard lock(mutex_);
   const TimeBase base = time_base();
@@ -185,6 +220,18 @@ void ProcessClock::recalibrate() noexcept {
   next.previous = base.current;
   next.current = TimeSegment{now.ticks, anchor_ns, static_cast<std::uint64_t>(rate + steer)};
   publish(next);
+}
+
+// The rate since the first calibration sample: its error shrinks as the run
+// goes on (two samples' widths over the whole interval).
+void ProcessClock::refine_call_rate() noexcept {
+  if (call_tsc_mult.load(std::memory_order_relaxed) == 0) return;
+  const Sample now = sample_tsc();
+  const std::int64_t ticks = now.ticks - origin_.ticks;
+  const std::int64_t nanos = now.mono_ns - origin_.mono_ns;
+  if (nanos < kCalibrationNs || ticks <= nanos / 10 || ticks >= nanos * 10) return;
+  call_tsc_mult.store(static_cast<std::uint64_t>((static_cast<Int128>(nanos) << 32) / ticks),
+                      std::memory_order_relaxed);
 }
 
 }  // namespace stallwatch::agent

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 
 namespace stallwatch::agent {
@@ -31,9 +32,12 @@ void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept {
   syscall(SYS_futex, futex_address(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
 }
 
+// Keeps errno: producers call it from recording calls, which never change it.
 void Wakeup::notify() noexcept {
   if (pending_.exchange(1, std::memory_order_acq_rel) == 0) {
+    const int error = errno;
     syscall(SYS_futex, futex_address(pending_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    errno = error;
   }
 }
 

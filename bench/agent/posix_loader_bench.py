@@ -12,7 +12,10 @@ prints the loader thread's own CPU time per MiB read (time.thread_time): on a
 machine shared with other work, wall-clock throughput mostly measures the
 neighbours, while the loader's CPU time per byte is what the capture adds to
 the loading thread itself (the agent's sender thread runs beside it, as the
-collector does). Ends with one JSON line.
+collector does). With --baseline PYTHONPATH (another build's stallwatch
+package, e.g. one copied before a change), a third variant runs --posix from
+that package in the same rotation: before and after side by side. Ends with
+one JSON line.
 
     cmake --build <build> --target bench_agent_posix_loader
     PYTHONPATH=<build>/python python3 bench/agent/posix_loader_bench.py --stallwatchd <build>/bin/stallwatchd
@@ -89,11 +92,14 @@ def start_daemon(binary: str, workdir: str):
             time.sleep(0.1)
 
 
-def run_once(posix: bool, data_dir: str, seconds: float, ingest: str, run: int):
+def run_once(posix: bool, data_dir: str, seconds: float, ingest: str, run: int,
+             pythonpath: str = ""):
     cmd = [sys.executable, "-m", "stallwatch.run"] + (["--posix"] if posix else [])
     cmd += [os.path.abspath(__file__), "--child", data_dir, "--seconds", str(seconds)]
     env = dict(os.environ, STALLWATCH_COLLECTOR=ingest, STALLWATCH_JOB=f"bench-{run}",
                STALLWATCH_LOG="0", STALLWATCH_GPU="none")
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=seconds + 60)
     if out.returncode != 0:
         raise SystemExit(f"posix_loader_bench: the loader failed:\n{out.stderr}")
@@ -107,6 +113,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per run")
     parser.add_argument("--rounds", type=int, default=8, help="runs of each variant")
     parser.add_argument("--stallwatchd", default=os.environ.get("STALLWATCH_STALLWATCHD", ""))
+    parser.add_argument("--baseline", default="", metavar="PYTHONPATH",
+                        help="also run --posix from this stallwatch package, interleaved")
     args = parser.parse_args()
     if args.child:
         child(args.child, args.seconds)
@@ -122,10 +130,13 @@ def main() -> int:
                 out.write(payload)
         daemon, ingest = start_daemon(args.stallwatchd, workdir)
         try:
-            plain, posix = [], []
+            plain, posix, baseline = [], [], []
             for r in range(args.rounds):
-                plain.append(run_once(False, data_dir, args.seconds, ingest, 2 * r))
-                posix.append(run_once(True, data_dir, args.seconds, ingest, 2 * r + 1))
+                plain.append(run_once(False, data_dir, args.seconds, ingest, 3 * r))
+                posix.append(run_once(True, data_dir, args.seconds, ingest, 3 * r + 1))
+                if args.baseline:
+                    baseline.append(run_once(True, data_dir, args.seconds, ingest, 3 * r + 2,
+                                             args.baseline))
         finally:
             daemon.terminate()
             daemon.wait(timeout=10)
@@ -141,10 +152,18 @@ def main() -> int:
     print(f"  without --posix: {pc:10.1f} us")
     print(f"  with --posix:    {qc:10.1f} us")
     print(f"  ratio without/with: {pc / qc:.4f} ({(qc / pc - 1) * 100:+.2f} % more CPU)")
-    print(json.dumps({"bench": "posix_loader", "plain_bytes_per_second": p,
-                      "posix_bytes_per_second": q, "ratio": q / p,
-                      "plain_cpu_us_per_mib": pc, "posix_cpu_us_per_mib": qc,
-                      "cpu_ratio": pc / qc}))
+    result = {"bench": "posix_loader", "plain_bytes_per_second": p,
+              "posix_bytes_per_second": q, "ratio": q / p,
+              "plain_cpu_us_per_mib": pc, "posix_cpu_us_per_mib": qc, "cpu_ratio": pc / qc}
+    if baseline:
+        b = statistics.median(x[0] for x in baseline)
+        bc = statistics.median(x[1] for x in baseline)
+        print(f"baseline --posix ({args.baseline}), same rotation:")
+        print(f"  throughput {b / 1e6:10.1f} MB/s, ratio to without: {b / p:.4f}")
+        print(f"  CPU per MiB {bc:9.1f} us, {(bc / pc - 1) * 100:+.2f} % more CPU than without")
+        result.update({"baseline_bytes_per_second": b, "baseline_ratio": b / p,
+                       "baseline_cpu_us_per_mib": bc, "baseline_cpu_ratio": pc / bc})
+    print(json.dumps(result))
     return 0
 
 

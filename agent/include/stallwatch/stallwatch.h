@@ -211,7 +211,11 @@ SW_API int sw_complete(sw_name_t cat, sw_name_t name, int64_t start_ns, int64_t 
 /* A call timed whole, for wrappers of short calls (libstallwatch_posix.so
  * times every read this way): one record instead of a BEGIN and an END.
  * sw_call_start() reads the clock on this thread and returns an opaque stamp,
- * 0 when nothing can be recorded (disabled, or refused and counted).
+ * 0 when nothing can be recorded (disabled, or refused and counted). Where
+ * the agent's clock is CLOCK_MONOTONIC and the CPU has an invariant TSC, the
+ * stamp is the TSC: the duration is TSC-timed and the clock read once, at the
+ * end (STALLWATCH_CLOCK=monotonic reads it at both ends). Neither call ever
+ * changes errno.
  * sw_call_end() on the same thread records the region from that stamp to now
  * as a Complete whose value counts (wire flag CompleteValue: e.g. the
  * bytes a read moved) and whose `subject` (an interned name, e.g. the file's,

@@ -239,8 +239,9 @@ TEST(AgentApi, ACallTimedWholeIsOneCompleteWithItsValueAndSubject) {
 // A call whose duration does not fit the record's 32-bit tick count is a
 // BEGIN (value: the subject) and an END (value: the bytes) on one region id;
 // one just under the limit is still one Complete. The stamps are moved back
-// by 2^33 and 2^31 ticks: as long as the calls themselves are short, the
-// first is over the limit and the second under it at any tick rate.
+// by 2^36 and 2^31 stamp units (clock ticks, or TSC ticks where calls are
+// TSC-timed): as long as the calls themselves are short, the first is over
+// the limit and the second under it at any rate from 0.5 to 16 GHz.
 TEST(AgentApi, ACallLongerThan2To32TicksIsABeginAndAnEnd) {
   run_in_fresh_process([] {
     TestCollector collector;
@@ -250,7 +251,7 @@ TEST(AgentApi, ACallLongerThan2To32TicksIsABeginAndAnEnd) {
     const sw_name_t file = sw_intern("/data/shard-1");
     const std::int64_t long_start = sw_call_start();
     ASSERT_NE(long_start, 0);
-    ASSERT_EQ(sw_call_end(cat, read, long_start - (std::int64_t{1} << 33), 4096, file), SW_OK);
+    ASSERT_EQ(sw_call_end(cat, read, long_start - (std::int64_t{1} << 36), 4096, file), SW_OK);
     // On another thread: a thread's times never go back on the wire, so on
     // this one the stamp would be clamped to the END above.
     std::thread([&] {
@@ -277,7 +278,7 @@ TEST(AgentApi, ACallLongerThan2To32TicksIsABeginAndAnEnd) {
     EXPECT_EQ(end.value, 4096);
     EXPECT_EQ(end.region_id, begin.region_id);
     EXPECT_EQ(end.tid, begin.tid);
-    // 2^33 ticks are more than a second at any clock rate up to 8 GHz.
+    // 2^36 ticks are more than a second at any clock rate up to 16 GHz.
     EXPECT_GT(end.ts_ns - begin.ts_ns, 1'000'000'000);
     const ReceivedEvent& whole = by_kind[kComplete];
     EXPECT_EQ(whole.flags, 2);  // CompleteValue

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -157,6 +158,37 @@ TEST(AgentLifecycle, LazyStartFromTheEnvironment) {
     EXPECT_EQ(batch.rank, 3);
     EXPECT_EQ(batch.role, 1);
     EXPECT_EQ(batch.ppid, getppid());
+  });
+}
+
+// sw_call_start and sw_call_end sit between a C library call and its caller's
+// look at errno (libstallwatch_posix.so): they never change it, not when the
+// first of them starts the agent from the environment, not on a thread's
+// first event, and not on the recording path.
+TEST(AgentLifecycle, TimingACallNeverChangesErrno) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    setenv("STALLWATCH_COLLECTOR", collector.endpoint().c_str(), 1);
+    errno = EBADF;
+    const std::int64_t lazy = sw_call_start();  // starts the agent
+    EXPECT_EQ(errno, EBADF);
+    ASSERT_NE(lazy, 0);
+    const sw_name_t cat = sw_intern("POSIX");
+    const sw_name_t read = sw_intern("read");
+    errno = EINTR;
+    EXPECT_EQ(sw_call_end(cat, read, lazy, 1, 0), SW_OK);
+    EXPECT_EQ(errno, EINTR);
+    std::thread([&] {
+      errno = ENOENT;
+      const std::int64_t first = sw_call_start();  // registers this thread
+      EXPECT_EQ(errno, ENOENT);
+      EXPECT_EQ(sw_call_end(cat, read, first, 2, 0), SW_OK);
+      EXPECT_EQ(errno, ENOENT);
+    }).join();
+    ASSERT_EQ(sw_stop(), SW_OK);
+    errno = EAGAIN;
+    EXPECT_EQ(sw_call_end(cat, read, lazy, 3, 0), SW_DROPPED);  // stopped: refused, counted
+    EXPECT_EQ(errno, EAGAIN);
   });
 }
 

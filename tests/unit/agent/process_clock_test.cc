@@ -68,12 +68,41 @@ TEST(ProcessClock, NeverGoesBackwardsAcrossThreadsWhileRecalibrating) {
   EXPECT_LT(std::llabs(clock.now_ns() - realtime_ns()), 1'000'000'000);
 }
 
+// Where the ticks are CLOCK_MONOTONIC ns and the CPU has an invariant TSC,
+// calls timed whole take their duration from the TSC (call_tsc_mult): a
+// 50 ms sleep so timed agrees with CLOCK_MONOTONIC's to 0.5 %, before and
+// after the sender refines the rate. With TSC ticks, calls use the ticks.
+TEST(ProcessClock, CallDurationsFromTheTscAgreeWithTheClock) {
+  ProcessClock& clock = ProcessClock::instance();
+  if (clock.uses_tsc()) {
+    EXPECT_EQ(call_tsc_mult.load(), 0u);
+    return;
+  }
+  if (call_tsc_mult.load() == 0) GTEST_SKIP() << "no invariant TSC: calls read the clock twice";
+#if defined(__x86_64__)
+  for (int pass = 0; pass < 2; ++pass) {
+    // The TSC interval lies inside [start, end] and holds the whole sleep.
+    const std::int64_t start = read_ticks();
+    const std::int64_t stamp = read_call_stamp();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto elapsed = static_cast<std::int64_t>(__builtin_ia32_rdtsc()) - stamp;
+    const std::int64_t end = read_ticks();
+    const auto duration =
+        static_cast<double>(static_cast<Int128>(elapsed) * call_tsc_mult.load() >> 32);
+    EXPECT_GE(duration, 50'000'000 * 0.995) << "pass " << pass;
+    EXPECT_LE(duration, static_cast<double>(end - start) * 1.005) << "pass " << pass;
+    clock.recalibrate();
+  }
+#endif
+}
+
 // Exit code 0 when a clock started with STALLWATCH_CLOCK=monotonic uses
-// CLOCK_MONOTONIC and still reads Unix epoch time; else which check failed.
+// CLOCK_MONOTONIC (calls too) and still reads Unix epoch time; else which
+// check failed.
 int check_monotonic_fallback() {
   setenv("STALLWATCH_CLOCK", "monotonic", 1);
   ProcessClock& clock = ProcessClock::instance();
-  if (clock.uses_tsc() || clock_uses_tsc.load()) return 1;
+  if (clock.uses_tsc() || clock_uses_tsc.load() || call_tsc_mult.load() != 0) return 1;
   const std::int64_t a = clock.now_ns();
   const std::int64_t b = clock.to_ns(read_ticks());
   if (b < a) return 2;
