@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cell_rows.h"
+
+namespace stallwatch::collector::detail {
+
+// Running per-key sums of one sliding window over a tracker's finalized
+// cells (CellRows): the rows of every finalized cell at or after lo_cell(),
+// summed by key (`row_key(row)`, found by argument lookup), the cells'
+// "other" rows summed apart, and the total of both. The tracker reports each
+// cell it finalizes (on_cell) and each it drops (on_evicted), in order; a
+// tick moves the start with move_to(), which subtracts the cells that left.
+// Each cell is thus added once and subtracted once, so a tick costs what
+// changed, not the window's length (as WindowAccumulator does for the
+// window sums). The sums are integers, so a subtraction undoes its addition
+// exactly, and a key whose count (Sums::none()) returns to zero is dropped:
+// the table holds the keys of the window's cells, no more.
+//
+// It holds every finalized cell from lo_cell() on; a caller whose window
+// ends before the newest finalized cell must not read it (see
+// KernelTracker::running()). add() and sub() also take rows that are not
+// finalized (pending cells), for a caller that lays them over the table for
+// one read and takes them off again.
+//
+// Single-threaded; owned by its tracker.
+template <class Row, class Key, class Sums, class Hash = std::hash<Key>>
+class RunningRows {
+ public:
+  explicit RunningRows(std::int64_t window_cells) : window_cells_(window_cells) {}
+
+  std::int64_t window_cells() const { return window_cells_; }
+  std::int64_t lo_cell() const { return lo_cell_; }
+
+  void on_cell(std::int64_t cell, const std::vector<Row>& rows) {
+    if (cell < lo_cell_) return;
+    for (const Row& r : rows)
+      add(r);
+  }
+  void on_evicted(std::int64_t cell, const std::vector<Row>& rows) {
+    if (cell < lo_cell_) return;
+    for (const Row& r : rows)
+      sub(r);
+    lo_cell_ = cell + 1;
+  }
+  // Moves the window's start to `lo` over `cells`: forward subtracts the
+  // cells that left; backward (a window end that moved back) rebuilds.
+  void move_to(std::int64_t lo, const CellRows<Row>& cells) {
+    if (lo == lo_cell_) return;
+    if (lo < lo_cell_) {
+      by_key_.clear();
+      other_ = Sums{};
+      total_ = Sums{};
+      cells.for_each_row(lo, std::numeric_limits<std::int64_t>::max(),
+                         [&](const Row& r) { add(r); });
+    } else {
+      cells.for_each_row(lo_cell_, lo, [&](const Row& r) { sub(r); });
+    }
+    lo_cell_ = lo;
+  }
+
+  void add(const Row& r) {
+    total_.add(r.sums);
+    if (r.other) {
+      other_.add(r.sums);
+    } else {
+      by_key_[row_key(r)].add(r.sums);
+    }
+  }
+  void sub(const Row& r) {
+    total_.sub(r.sums);
+    if (r.other) {
+      other_.sub(r.sums);
+      return;
+    }
+    auto it = by_key_.find(row_key(r));
+    if (it == by_key_.end()) return;  // never added: nothing to undo
+    it->second.sub(r.sums);
+    if (it->second.none()) by_key_.erase(it);
+  }
+
+  // Calls fn(const Key&, const Sums&) for each key, in no order.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (const auto& [key, sums] : by_key_)
+      fn(key, sums);
+  }
+  std::size_t size() const { return by_key_.size(); }
+  // The cells' "other" rows, summed.
+  const Sums& other() const { return other_; }
+  // Every row, keyed or "other", summed.
+  const Sums& total() const { return total_; }
+
+  std::size_t bytes() const {
+    // A hash node holds its value and a pointer; each bucket is a pointer.
+    return by_key_.size() * (sizeof(typename Map::value_type) + sizeof(void*)) +
+           by_key_.bucket_count() * sizeof(void*);
+  }
+
+ private:
+  using Map = std::unordered_map<Key, Sums, Hash>;
+
+  std::int64_t window_cells_;
+  std::int64_t lo_cell_ = std::numeric_limits<std::int64_t>::min();
+  Map by_key_;
+  Sums other_;
+  Sums total_;
+};
+
+}  // namespace stallwatch::collector::detail
