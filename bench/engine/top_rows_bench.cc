@@ -145,20 +145,18 @@ void BM_TopKernelsTick(benchmark::State& state) {
       const bool compare = warm || (t - kT0) % (10 * kSecond) == 0;
       double merged = 0, running = 0;
       for (auto& rank : all) {
-        for (std::size_t w = 0; w < window_cells.size(); ++w) {
-          const double c0 = thread_cpu_seconds();
-          const auto after =
-              collector::detail::running_top_kernels(rank->running, w, kt, cell_end, names);
-          const double c1 = thread_cpu_seconds();
-          running += c1 - c0;
-          benchmark::DoNotOptimize(after);
-          if (!compare) continue;
-          const auto before = collector::detail::merge_top_kernels(
-              rank->plain, kt - window_cells[w], kt, cell_end, names);
-          merged += thread_cpu_seconds() - c1;
-          benchmark::DoNotOptimize(before);
-          if (!(before == after)) ++mismatches;
-        }
+        const double c0 = thread_cpu_seconds();
+        const auto after =
+            collector::detail::running_top_kernels(rank->running, kt, cell_end, names);
+        const double c1 = thread_cpu_seconds();
+        running += c1 - c0;
+        benchmark::DoNotOptimize(after);
+        if (!compare) continue;
+        const auto before =
+            collector::detail::merge_top_kernels(rank->running, kt, cell_end, names);
+        merged += thread_cpu_seconds() - c1;
+        benchmark::DoNotOptimize(before);
+        if (before != after) ++mismatches;
       }
       if (!warm) continue;
       merged_us.push_back(merged * 1e6);

@@ -81,7 +81,9 @@ class KernelTracker {
   // null when a finalized cell is at or after `end_cell` (a window end that
   // moved back before the horizon): the caller then merges the rows.
   RunningKernels* running(std::size_t index, std::int64_t end_cell);
+  std::size_t windows() const { return windows_.size(); }
   std::int64_t window_cells(std::size_t index) const { return windows_[index].window_cells(); }
+  std::int64_t resolution_ns() const { return res_; }
 
   // Calls fn(const KernelRow&) for each row of the cells [lo_cell, hi_cell):
   // finalized cells' rows, then the pending cells' names (a pending cell

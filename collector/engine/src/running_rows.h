@@ -15,8 +15,8 @@ namespace stallwatch::collector::detail {
 
 // Running per-key sums of one sliding window over a tracker's finalized
 // cells (CellRows): the rows of every finalized cell at or after lo_cell(),
-// summed by key (`row_key(row)`, found by argument lookup), the cells'
-// "other" rows summed apart, and the total of both. The tracker reports each
+// summed by key (`row_key(row)`, found by argument lookup), and the cells'
+// "other" rows summed apart. The tracker reports each
 // cell it finalizes (on_cell) and each it drops (on_evicted), in order; a
 // tick moves the start with move_to(), which subtracts the cells that left.
 // Each cell is thus added once and subtracted once, so a tick costs what
@@ -27,9 +27,8 @@ namespace stallwatch::collector::detail {
 //
 // It holds every finalized cell from lo_cell() on; a caller whose window
 // ends before the newest finalized cell must not read it (see
-// KernelTracker::running()). add() and sub() also take rows that are not
-// finalized (pending cells), for a caller that lays them over the table for
-// one read and takes them off again.
+// KernelTracker::running()). for_each_with() reads it with rows that are
+// not finalized (the pending cells') laid over it.
 //
 // Single-threaded; owned by its tracker.
 template <class Row, class Key, class Sums, class Hash = std::hash<Key>>
@@ -58,7 +57,6 @@ class RunningRows {
     if (lo < lo_cell_) {
       by_key_.clear();
       other_ = Sums{};
-      total_ = Sums{};
       cells.for_each_row(lo, std::numeric_limits<std::int64_t>::max(),
                          [&](const Row& r) { add(r); });
     } else {
@@ -68,7 +66,6 @@ class RunningRows {
   }
 
   void add(const Row& r) {
-    total_.add(r.sums);
     if (r.other) {
       other_.add(r.sums);
     } else {
@@ -76,7 +73,6 @@ class RunningRows {
     }
   }
   void sub(const Row& r) {
-    total_.sub(r.sums);
     if (r.other) {
       other_.sub(r.sums);
       return;
@@ -87,6 +83,25 @@ class RunningRows {
     if (it->second.none()) by_key_.erase(it);
   }
 
+  // Calls fn(const Key&, const Sums&) for each key of the table and of
+  // `over` (keyed rows, each key once: a pending cell's merged names), with
+  // the sums of both, in no order, without changing the table: the keys it
+  // holds take `over`'s sums for the call and give them back after.
+  template <class Fn>
+  void for_each_with(const std::vector<Row>& over, Fn&& fn) {
+    for (const Row& r : over) {
+      if (auto it = by_key_.find(row_key(r)); it != by_key_.end()) {
+        it->second.add(r.sums);
+      } else {
+        fn(row_key(r), r.sums);
+      }
+    }
+    for (const auto& [key, sums] : by_key_)
+      fn(key, sums);
+    for (const Row& r : over) {
+      if (auto it = by_key_.find(row_key(r)); it != by_key_.end()) it->second.sub(r.sums);
+    }
+  }
   // Calls fn(const Key&, const Sums&) for each key, in no order.
   template <class Fn>
   void for_each(Fn&& fn) const {
@@ -96,8 +111,6 @@ class RunningRows {
   std::size_t size() const { return by_key_.size(); }
   // The cells' "other" rows, summed.
   const Sums& other() const { return other_; }
-  // Every row, keyed or "other", summed.
-  const Sums& total() const { return total_; }
 
   std::size_t bytes() const {
     // A hash node holds its value and a pointer; each bucket is a pointer.
@@ -112,7 +125,6 @@ class RunningRows {
   std::int64_t lo_cell_ = std::numeric_limits<std::int64_t>::min();
   Map by_key_;
   Sums other_;
-  Sums total_;
 };
 
 }  // namespace stallwatch::collector::detail

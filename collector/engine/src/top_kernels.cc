@@ -2,6 +2,7 @@
 #include "top_kernels.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,12 +23,47 @@ bool by_device_time(const Named& a, const Named& b) {
                                                   : a.first < b.first;
 }
 
-}  // namespace
-
-TopKernels merge_top_kernels(const KernelTracker& kernels, std::int64_t lo_cell,
-                             std::int64_t hi_cell, std::int64_t pending_from,
-                             const NameTable& names) {
+// The top `shown` of `named` listed, the rest added to `other`.
+TopKernels pick(std::vector<Named>& named, KernelSums other) {
+  const std::size_t shown = std::min(named.size(), TopKernels::kTopKernelsShown);
+  std::partial_sort(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(shown), named.end(),
+                    by_device_time);
   TopKernels top;
+  top.kernels.reserve(shown);
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (i < shown) {
+      top.kernels.push_back(entry(named[i].first, named[i].second));
+    } else {
+      other.add(named[i].second);
+    }
+  }
+  top.other = entry("", other);
+  return top;
+}
+
+// The names of the pending cells that count in [lo_cell, hi_cell), merged:
+// one row per name (sorted and merged in place, without a hash table).
+std::vector<KernelRow> pending_rows(const KernelTracker& kernels, std::int64_t lo_cell,
+                                    std::int64_t hi_cell, std::int64_t pending_from) {
+  std::vector<KernelRow> rows;
+  kernels.for_each_pending_row(lo_cell, hi_cell, pending_from,
+                               [&](const KernelRow& row) { rows.push_back(row); });
+  std::sort(rows.begin(), rows.end(),
+            [](const KernelRow& a, const KernelRow& b) { return a.name < b.name; });
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (n > 0 && rows[n - 1].name == rows[i].name) {
+      rows[n - 1].sums.add(rows[i].sums);
+    } else {
+      rows[n++] = rows[i];
+    }
+  }
+  rows.resize(n);
+  return rows;
+}
+
+TopKernels merge_window(const KernelTracker& kernels, std::int64_t lo_cell, std::int64_t hi_cell,
+                        std::int64_t pending_from, const NameTable& names) {
   std::unordered_map<NameId, KernelSums> by_name;
   KernelSums other;
   kernels.for_each_row(lo_cell, hi_cell, pending_from, [&](const KernelRow& row) {
@@ -37,45 +73,57 @@ TopKernels merge_top_kernels(const KernelTracker& kernels, std::int64_t lo_cell,
       by_name[row.name].add(row.sums);
     }
   });
-  std::vector<Named> sorted;
-  sorted.reserve(by_name.size());
+  std::vector<Named> named;
+  named.reserve(by_name.size());
   for (const auto& [name, sums] : by_name)
-    sorted.emplace_back(names.str(name), sums);
-  std::sort(sorted.begin(), sorted.end(), by_device_time);
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (i < TopKernels::kTopKernelsShown) {
-      top.kernels.push_back(entry(sorted[i].first, sorted[i].second));
-    } else {
-      other.add(sorted[i].second);
-    }
-  }
-  top.other = entry("", other);
-  return top;
+    named.emplace_back(names.str(name), sums);
+  return pick(named, other);
 }
 
-TopKernels running_top_kernels(KernelTracker& kernels, std::size_t index, std::int64_t end_cell,
-                               std::int64_t pending_from, const NameTable& names) {
-  RunningKernels* run = kernels.running(index, end_cell);
-  const std::int64_t lo_cell = end_cell - kernels.window_cells(index);
-  if (run == nullptr) return merge_top_kernels(kernels, lo_cell, end_cell, pending_from, names);
-  kernels.for_each_pending_row(lo_cell, end_cell, pending_from,
-                               [&](const KernelRow& row) { run->add(row); });
-  std::vector<Named> all;
-  all.reserve(run->size());
-  run->for_each([&](NameId name, const KernelSums& s) { all.emplace_back(names.str(name), s); });
-  const std::size_t shown = std::min(all.size(), TopKernels::kTopKernelsShown);
-  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shown), all.end(),
-                    by_device_time);
-  TopKernels top;
-  KernelSums other = run->total();
-  for (std::size_t i = 0; i < shown; ++i) {
-    top.kernels.push_back(entry(all[i].first, all[i].second));
-    other.sub(all[i].second);
+}  // namespace
+
+std::vector<TopKernels> merge_top_kernels(const KernelTracker& kernels, std::int64_t end_cell,
+                                          std::int64_t pending_from, const NameTable& names) {
+  std::vector<TopKernels> out;
+  out.reserve(kernels.windows());
+  for (std::size_t i = 0; i < kernels.windows(); ++i) {
+    const std::int64_t cells = kernels.window_cells(i);
+    out.push_back(merge_window(kernels, end_cell - cells, end_cell, pending_from, names));
+    out.back().window_ns = cells * kernels.resolution_ns();
   }
-  top.other = entry("", other);
-  kernels.for_each_pending_row(lo_cell, end_cell, pending_from,
-                               [&](const KernelRow& row) { run->sub(row); });
-  return top;
+  return out;
+}
+
+std::vector<TopKernels> running_top_kernels(KernelTracker& kernels, std::int64_t end_cell,
+                                            std::int64_t pending_from, const NameTable& names) {
+  std::vector<TopKernels> out;
+  out.reserve(kernels.windows());
+  // Every pending cell counts at or after pending_from: a window that starts
+  // there or earlier holds all of them before end_cell.
+  const std::vector<KernelRow> all_pending =
+      pending_rows(kernels, std::numeric_limits<std::int64_t>::min(), end_cell, pending_from);
+  std::vector<Named> named;
+  for (std::size_t i = 0; i < kernels.windows(); ++i) {
+    const std::int64_t cells = kernels.window_cells(i);
+    const std::int64_t lo_cell = end_cell - cells;
+    RunningKernels* run = kernels.running(i, end_cell);
+    if (run == nullptr) {
+      out.push_back(merge_window(kernels, lo_cell, end_cell, pending_from, names));
+    } else {
+      const std::vector<KernelRow> own =
+          lo_cell <= pending_from ? std::vector<KernelRow>{}
+                                  : pending_rows(kernels, lo_cell, end_cell, pending_from);
+      const std::vector<KernelRow>& pending = lo_cell <= pending_from ? all_pending : own;
+      named.clear();
+      named.reserve(run->size() + pending.size());
+      run->for_each_with(pending, [&](NameId name, const KernelSums& s) {
+        named.emplace_back(names.str(name), s);
+      });
+      out.push_back(pick(named, run->other()));
+    }
+    out.back().window_ns = cells * kernels.resolution_ns();
+  }
+  return out;
 }
 
 }  // namespace stallwatch::collector::detail
