@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -12,6 +13,24 @@
 #include "cell_rows.h"
 
 namespace stallwatch::collector::detail {
+
+// Merges keyed rows (not "other" rows) of the same key (`row_key(row)`) into
+// one, sorting them by key: the pending cells' rows that a tick lays over
+// RunningRows::for_each_with().
+template <class Row>
+void merge_rows_by_key(std::vector<Row>& rows) {
+  std::sort(rows.begin(), rows.end(),
+            [](const Row& a, const Row& b) { return row_key(a) < row_key(b); });
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (n > 0 && row_key(rows[n - 1]) == row_key(rows[i])) {
+      rows[n - 1].sums.add(rows[i].sums);
+    } else {
+      rows[n++] = rows[i];
+    }
+  }
+  rows.resize(n);
+}
 
 // Running per-key sums of one sliding window over a tracker's finalized
 // cells (CellRows): the rows of every finalized cell at or after lo_cell(),

@@ -42,23 +42,13 @@ TopKernels pick(std::vector<Named>& named, KernelSums other) {
 }
 
 // The names of the pending cells that count in [lo_cell, hi_cell), merged:
-// one row per name (sorted and merged in place, without a hash table).
+// one row per name.
 std::vector<KernelRow> pending_rows(const KernelTracker& kernels, std::int64_t lo_cell,
                                     std::int64_t hi_cell, std::int64_t pending_from) {
   std::vector<KernelRow> rows;
   kernels.for_each_pending_row(lo_cell, hi_cell, pending_from,
                                [&](const KernelRow& row) { rows.push_back(row); });
-  std::sort(rows.begin(), rows.end(),
-            [](const KernelRow& a, const KernelRow& b) { return a.name < b.name; });
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (n > 0 && rows[n - 1].name == rows[i].name) {
-      rows[n - 1].sums.add(rows[i].sums);
-    } else {
-      rows[n++] = rows[i];
-    }
-  }
-  rows.resize(n);
+  merge_rows_by_key(rows);
   return rows;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Running window sums of per-name rows (RunningRows) and the top kernels read
-// from them: every operator on its own, then random streams (cells entering
-// and leaving the windows, bounded cells with "other" rows, windows that move
-// back, history trimmed) checked against a from-scratch merge of the rows.
+// Running window sums of per-key rows (RunningRows) and the top kernels and
+// top files read from them: every operator on its own, then random streams
+// (cells entering and leaving the windows, bounded cells with "other" rows,
+// windows that move back, history trimmed) checked against a from-scratch
+// merge of the rows.
 
 #include "running_rows.h"
 
@@ -13,10 +14,13 @@
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/name_table.h"
+#include "file_io_tracker.h"
 #include "kernel_tracker.h"
+#include "top_files.h"
 #include "top_kernels.h"
 
 namespace stallwatch::collector::testing {
@@ -217,6 +221,58 @@ TEST(RunningRows, RandomStreamsMatchAFromScratchMergeOfTheRows) {
   EXPECT_GT(with_other, 1000u);
   EXPECT_GT(fallbacks, 100u);
   EXPECT_GT(dropped, 100u);
+}
+
+// The same for a FileIoTracker and the top files read from it: several file
+// keys share a path (a worker reads what its parent opened) and some have
+// none, so the running sums by file are merged by path at every read.
+TEST(RunningRows, RandomFileStreamsMatchAFromScratchMergeOfTheRows) {
+  constexpr std::int64_t kRes = 1000;
+  constexpr std::int64_t kHistory = 12;  // cells
+  const std::vector<std::string> paths{"/data/a", "/data/b", "/data/c", "/data/d"};
+  const detail::FilePathOf path_of = [&](detail::FileKey key) -> std::string_view {
+    return key.file % 5 == 4 ? std::string_view("<unknown file>") : paths[key.file % 5];
+  };
+  std::size_t ticks = 0, fallbacks = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937_64 rng(seed);
+    const auto pick = [&](std::int64_t lo, std::int64_t hi) {
+      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    const std::vector<std::int64_t> windows{1, 3, 7, 20};
+    detail::FileIoTracker files(kRes, static_cast<std::size_t>(pick(1, 4)), 6, windows);
+    std::int64_t cell_end = 0;
+    std::int64_t kt = 0;
+    for (int step = 0; step < 100; ++step) {
+      for (std::int64_t n = pick(0, 15); n > 0; --n) {
+        const std::int64_t end = (cell_end + pick(-2, 4)) * kRes + pick(0, kRes - 1);
+        const detail::FileKey key{static_cast<std::uint16_t>(pick(0, 2)),
+                                  static_cast<std::uint32_t>(pick(0, 9))};
+        files.add(end, key, pick(0, 3) * 50,
+                  pick(0, 1) == 0 ? detail::IoDirection::kRead : detail::IoDirection::kWrite,
+                  pick(-1, 4096));
+      }
+      const int move = static_cast<int>(pick(0, 9));
+      if (move >= 3) {
+        const std::int64_t k1 = cell_end + (move == 9 ? pick(kHistory, 3 * kHistory) : pick(0, 2));
+        if (k1 > cell_end) {
+          files.finalize(cell_end, k1, std::max(cell_end, k1 - kHistory));
+          cell_end = k1;
+          files.trim(cell_end - kHistory);
+        }
+      }
+      kt = pick(0, 9) == 0 ? cell_end - pick(0, 4) : std::max(kt, cell_end + pick(0, 2));
+      ++ticks;
+      for (std::size_t w = 0; w < windows.size(); ++w) {
+        if (files.running(w, kt) == nullptr) ++fallbacks;
+      }
+      ASSERT_EQ(detail::running_top_files(files, kt, cell_end, path_of, 2),
+                detail::merge_top_files(files, kt, cell_end, path_of, 2))
+          << "seed " << seed << " step " << step;
+    }
+  }
+  EXPECT_GT(ticks, 15'000u);
+  EXPECT_GT(fallbacks, 100u);
 }
 
 }  // namespace
