@@ -34,6 +34,40 @@ TopFiles pick(const ByPath& by_path, FileIoSums other, std::size_t shown) {
   return top;
 }
 
+// The same from (path, sums) pairs, several per path, without a tree: sorted
+// by path and merged, then the top `shown` picked (ties: by path).
+TopFiles pick_merging(std::vector<std::pair<std::string_view, FileIoSums>>& named, FileIoSums other,
+                      std::size_t shown) {
+  std::sort(named.begin(), named.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (n > 0 && named[n - 1].first == named[i].first) {
+      named[n - 1].second.add(named[i].second);
+    } else {
+      named[n++] = named[i];
+    }
+  }
+  named.resize(n);
+  const std::size_t listed = std::min(n, shown);
+  std::partial_sort(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(listed), named.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second.io_ns != b.second.io_ns ? a.second.io_ns > b.second.io_ns
+                                                              : a.first < b.first;
+                    });
+  TopFiles top;
+  top.files.reserve(listed);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i < listed) {
+      top.files.push_back(entry(named[i].first, named[i].second));
+    } else {
+      other.add(named[i].second);
+    }
+  }
+  top.other = entry("", other);
+  return top;
+}
+
 // Rows summed by path, "other" rows into `other`.
 struct PathSums {
   const FilePathOf& path_of;
@@ -90,6 +124,7 @@ std::vector<TopFiles> running_top_files(FileIoTracker& files, std::int64_t end_c
   // there or earlier holds all of them before end_cell.
   const std::vector<FileIoRow> all_pending =
       pending_rows(files, std::numeric_limits<std::int64_t>::min(), end_cell, pending_from);
+  std::vector<std::pair<std::string_view, FileIoSums>> named;
   for (std::size_t i = 0; i < files.windows(); ++i) {
     const std::int64_t cells = files.window_cells(i);
     const std::int64_t lo_cell = end_cell - cells;
@@ -101,10 +136,11 @@ std::vector<TopFiles> running_top_files(FileIoTracker& files, std::int64_t end_c
                                              ? std::vector<FileIoRow>{}
                                              : pending_rows(files, lo_cell, end_cell, pending_from);
       const std::vector<FileIoRow>& pending = lo_cell <= pending_from ? all_pending : own;
-      ByPath by_path;
-      run->for_each_with(pending,
-                         [&](FileKey key, const FileIoSums& s) { by_path[path_of(key)].add(s); });
-      out.push_back(pick(by_path, run->other(), shown));
+      named.clear();
+      named.reserve(run->size() + pending.size());
+      run->for_each_with(
+          pending, [&](FileKey key, const FileIoSums& s) { named.emplace_back(path_of(key), s); });
+      out.push_back(pick_merging(named, run->other(), shown));
     }
     out.back().window_ns = cells * files.resolution_ns();
   }
