@@ -35,9 +35,9 @@ void merge_rows_by_key(std::vector<Row>& rows) {
 // Running per-key sums of one sliding window over a tracker's finalized
 // cells (CellRows): the rows of every finalized cell at or after lo_cell(),
 // summed by key (`row_key(row)`, found by argument lookup), and the cells'
-// "other" rows summed apart. The tracker reports each
-// cell it finalizes (on_cell) and each it drops (on_evicted), in order; a
-// tick moves the start with move_to(), which subtracts the cells that left.
+// "other" rows summed apart. The tracker reports each cell it finalizes
+// (on_cell) and each it drops (on_evicted), in order; a tick moves the start
+// with move_to(), which subtracts the cells that left.
 // Each cell is thus added once and subtracted once, so a tick costs what
 // changed, not the window's length (as WindowAccumulator does for the
 // window sums). The sums are integers, so a subtraction undoes its addition
