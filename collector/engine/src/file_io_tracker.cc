@@ -7,6 +7,14 @@
 
 namespace stallwatch::collector::detail {
 
+FileIoTracker::FileIoTracker(std::int64_t resolution_ns, std::size_t per_cell,
+                             std::size_t total_files, const std::vector<std::int64_t>& window_cells)
+    : res_(resolution_ns), per_cell_(per_cell), total_files_(total_files) {
+  windows_.reserve(window_cells.size());
+  for (std::int64_t cells : window_cells)
+    windows_.emplace_back(cells);
+}
+
 void FileIoTracker::add(std::int64_t end_ns, FileKey key, std::int64_t duration_ns,
                         IoDirection direction, std::int64_t bytes) {
   FileIoSums& s = pending_[{floor_div(end_ns, res_), key.source, key.file}];
@@ -23,19 +31,15 @@ void FileIoTracker::finalize(std::int64_t from_cell, std::int64_t until_cell,
   std::int64_t current = 0;
   const auto flush = [&] {
     if (rows.empty()) return;
-    std::sort(rows.begin(), rows.end(), [](const FileIoRow& a, const FileIoRow& b) {
+    keep_top_rows(rows, per_cell_, [](const FileIoRow& a, const FileIoRow& b) {
       return a.sums.io_ns != b.sums.io_ns ? a.sums.io_ns > b.sums.io_ns : a.key < b.key;
     });
-    if (rows.size() > per_cell_) {
-      FileIoRow other;
-      other.other = true;
-      for (std::size_t i = per_cell_; i < rows.size(); ++i)
-        other.sums.add(rows[i].sums);
-      rows.resize(per_cell_);
-      rows.push_back(other);
-    }
     // Cells come in order, each once: every finalized cell is before from_cell.
-    if (current >= keep_from) finalized_.emplace_back(current, std::move(rows));
+    if (current >= keep_from) {
+      for (RunningFiles& w : windows_)
+        w.on_cell(current, rows);
+      finalized_.push(current, std::move(rows));
+    }
     rows.clear();
   };
   auto it = pending_.begin();
@@ -64,22 +68,24 @@ void FileIoTracker::add_to_totals(FileKey key, const FileIoSums& sums) {
 }
 
 void FileIoTracker::trim(std::int64_t first_cell) {
-  while (!finalized_.empty() && finalized_.front().first < first_cell)
-    finalized_.pop_front();
+  finalized_.pop_before(first_cell, [&](std::int64_t cell, const std::vector<FileIoRow>& rows) {
+    for (RunningFiles& w : windows_)
+      w.on_evicted(cell, rows);
+  });
 }
 
-std::size_t FileIoTracker::finalized_rows() const {
-  std::size_t n = 0;
-  for (const auto& cell : finalized_)
-    n += cell.second.size();
-  return n;
+RunningFiles* FileIoTracker::running(std::size_t index, std::int64_t end_cell) {
+  RunningFiles& w = windows_[index];
+  w.move_to(end_cell - w.window_cells(), finalized_);
+  return finalized_.end_cell() > end_cell ? nullptr : &w;
 }
 
 std::size_t FileIoTracker::bytes() const {
   // A map node holds its key, value and three pointers and a color.
   std::size_t n = pending_.size() * (sizeof(*pending_.begin()) + 4 * sizeof(void*));
-  for (const auto& cell : finalized_)
-    n += sizeof(cell) + cell.second.capacity() * sizeof(FileIoRow);
+  n += finalized_.bytes() + windows_.capacity() * sizeof(RunningFiles);
+  for (const RunningFiles& w : windows_)
+    n += w.bytes();
   n += totals_.size() * (sizeof(*totals_.begin()) + 4 * sizeof(void*));
   return n;
 }

@@ -7,6 +7,14 @@
 
 namespace stallwatch::collector::detail {
 
+KernelTracker::KernelTracker(std::int64_t resolution_ns, std::size_t per_cell,
+                             const std::vector<std::int64_t>& window_cells)
+    : res_(resolution_ns), per_cell_(per_cell) {
+  windows_.reserve(window_cells.size());
+  for (std::int64_t cells : window_cells)
+    windows_.emplace_back(cells);
+}
+
 void KernelTracker::add(std::int64_t end_ns, NameId name, std::int64_t duration_ns) {
   KernelSums& s = pending_.at(floor_div(end_ns, res_))[name];
   s.device_ns += std::max<std::int64_t>(duration_ns, 0);
@@ -31,21 +39,15 @@ void KernelTracker::finalize(std::int64_t from_cell, std::int64_t until_cell,
     for (const auto& [name, sums] : merged)
       rows.push_back(KernelRow{name, sums, false});
     merged.clear();
-    std::sort(rows.begin(), rows.end(), [](const KernelRow& a, const KernelRow& b) {
+    keep_top_rows(rows, per_cell_, [](const KernelRow& a, const KernelRow& b) {
       return a.sums.device_ns != b.sums.device_ns ? a.sums.device_ns > b.sums.device_ns
                                                   : a.name < b.name;
     });
-    if (rows.size() > per_cell_) {
-      KernelRow other;
-      other.other = true;
-      for (std::size_t i = per_cell_; i < rows.size(); ++i)
-        other.sums.add(rows[i].sums);
-      rows.resize(per_cell_);
-      rows.push_back(other);
-    }
     rows.shrink_to_fit();
+    for (RunningKernels& w : windows_)
+      w.on_cell(current, rows);
     // Cells come in order, each once: every finalized cell is before from_cell.
-    finalized_.emplace_back(current, std::move(rows));
+    finalized_.push(current, std::move(rows));
   };
   pending_.take_before(until_cell, [&](std::int64_t at, Names& names) {
     const std::int64_t cell = std::max(at, from_cell);
@@ -63,8 +65,16 @@ void KernelTracker::finalize(std::int64_t from_cell, std::int64_t until_cell,
 }
 
 void KernelTracker::trim(std::int64_t first_cell) {
-  while (!finalized_.empty() && finalized_.front().first < first_cell)
-    finalized_.pop_front();
+  finalized_.pop_before(first_cell, [&](std::int64_t cell, const std::vector<KernelRow>& rows) {
+    for (RunningKernels& w : windows_)
+      w.on_evicted(cell, rows);
+  });
+}
+
+RunningKernels* KernelTracker::running(std::size_t index, std::int64_t end_cell) {
+  RunningKernels& w = windows_[index];
+  w.move_to(end_cell - w.window_cells(), finalized_);
+  return finalized_.end_cell() > end_cell ? nullptr : &w;
 }
 
 std::size_t KernelTracker::pending() const {
@@ -75,10 +85,7 @@ std::size_t KernelTracker::pending() const {
 }
 
 std::size_t KernelTracker::finalized_rows() const {
-  std::size_t n = 0;
-  for (const auto& cell : finalized_)
-    n += cell.second.size();
-  return n;
+  return finalized_.rows();
 }
 
 std::size_t KernelTracker::bytes() const {
@@ -87,8 +94,9 @@ std::size_t KernelTracker::bytes() const {
   pending_.for_each(std::numeric_limits<std::int64_t>::max(), [&](std::int64_t, const Names& m) {
     n += m.size() * (sizeof(Names::value_type) + sizeof(void*)) + m.bucket_count() * sizeof(void*);
   });
-  for (const auto& cell : finalized_)
-    n += sizeof(cell) + cell.second.capacity() * sizeof(KernelRow);
+  n += finalized_.bytes() + windows_.capacity() * sizeof(RunningKernels);
+  for (const RunningKernels& w : windows_)
+    n += w.bytes();
   return n;
 }
 

@@ -17,6 +17,15 @@ std::int64_t longest_window(const EngineConfig& config) {
              : *std::max_element(config.windows_ns.begin(), config.windows_ns.end());
 }
 
+// The configured windows in resolution cells (the totals excluded).
+std::vector<std::int64_t> window_cells(const EngineConfig& config) {
+  std::vector<std::int64_t> cells;
+  cells.reserve(config.windows_ns.size());
+  for (std::int64_t w : config.windows_ns)
+    cells.push_back(w / config.resolution_ns);
+  return cells;
+}
+
 // The earliest time of a new source's first batch: its sent_at or an
 // event's, or (a compact batch keeps no Complete events) their earliest
 // start.
@@ -70,8 +79,9 @@ RankTracker::RankTracker(std::string job, std::int32_t rank, const EngineConfig&
       gpu_(names.gpu_counters, config.resolution_ns, longest_window(config)),
       io_(config.resolution_ns),
       launches_(config.resolution_ns),
-      files_(config.resolution_ns, config.top_files_per_cell, config.top_files_total_files),
-      kernels_(config.resolution_ns, config.top_kernels_per_cell),
+      files_(config.resolution_ns, config.top_files_per_cell, config.top_files_total_files,
+             window_cells(config)),
+      kernels_(config.resolution_ns, config.top_kernels_per_cell, window_cells(config)),
       walk_(classes, batch, timeline_, progress_, gpu_, config.max_open_regions_per_source,
             names.io_calls, io_, names.cuda_runtime, launches_, files_, config.max_files_per_source,
             kernels_),

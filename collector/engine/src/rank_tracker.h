@@ -141,10 +141,12 @@ class RankTracker {
   WindowMetrics window_metrics(const WindowAccumulator& acc, std::int64_t t_ns,
                                const PendingCells& pending) const;
   std::int64_t cell_of(std::int64_t t) const;
-  // The top files of the configured windows ending at `t_ns`.
-  std::vector<TopFiles> top_files(std::int64_t t_ns, const NameTable& names) const;
-  // The top kernels of the configured windows ending at `t_ns`.
-  std::vector<TopKernels> top_kernels(std::int64_t t_ns, const NameTable& names) const;
+  // The top files of the configured windows ending at `t_ns` and the totals
+  // (slides the files' running window sums there).
+  std::vector<TopFiles> top_files(std::int64_t t_ns, const NameTable& names);
+  // The top kernels of the configured windows ending at `t_ns` (slides the
+  // kernels' running window sums there).
+  std::vector<TopKernels> top_kernels(std::int64_t t_ns, const NameTable& names);
   // Whether the rank has IO-class time since its start (finalized or pending).
   bool io_captured(const PendingCells& pending) const;
 
