@@ -237,7 +237,11 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
     const json files = at_top[i]["top_files"]["5s"]["files"];
     ASSERT_EQ(files.size(), 1u) << at_top[i]["top_files"].dump();
     EXPECT_EQ(files[0]["path"], "/data/shard-" + std::to_string(i) + ".bin");
-    EXPECT_EQ(files[0]["ops"], 12);
+    // 12 reads; the last one ends 85 ms before the last batch was sent, so it
+    // is inside the window only when the window's end (the watermark rounded
+    // down to the 100 ms grid) is past it: in about 15 % of runs it is not yet.
+    const int ops = files[0]["ops"].get<int>();
+    EXPECT_TRUE(ops == 11 || ops == 12) << files.dump();
   }
   // Sums over the ranks are exact; the nodes are heard and nothing refused.
   json job = get_json(*head.daemon, std::string("/api/v1/jobs/") + kJob);
