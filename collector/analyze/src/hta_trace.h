@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -45,7 +46,9 @@ class HtaTraceCollector {
 
   std::int64_t rank_;
   std::string file_;
-  std::vector<Row> rows_;
+  // A deque, not a vector: no reallocation that holds the rows twice (the
+  // peak memory of `stallwatch analyze`).
+  std::deque<Row> rows_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> name_ids_;
   std::int64_t min_external_id_ = -1;  // over every event; -1: none

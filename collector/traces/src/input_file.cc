@@ -15,7 +15,9 @@
 namespace stallwatch::collector {
 
 namespace {
-constexpr std::size_t kDiskChunk = 1u << 20;
+// Compressed bytes read at a time: large enough for few syscalls, small next
+// to the inflated chunks the readers ask for.
+constexpr std::size_t kDiskChunk = 128u << 10;
 }  // namespace
 
 // ISA-L's igzip streaming inflate (gzip wrapper and CRC-32 checked by the
