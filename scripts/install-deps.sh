@@ -22,7 +22,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libzmq3-dev cppzmq-dev libflatbuffers-dev flatbuffers-compiler
   libboost-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsimdjson-dev
-  libtoml11-dev zlib1g-dev libsystemd-dev libncurses-dev libsodium-dev libcurl4-openssl-dev libssl-dev
+  libtoml11-dev zlib1g-dev libisal-dev libsystemd-dev libncurses-dev libsodium-dev libcurl4-openssl-dev libssl-dev
   libcli11-dev
   python3-dev
   # tests and benchmarks

@@ -32,16 +32,23 @@ Runs, each a separate process:
   py floor       /usr/bin/python3: gzip + json.load + pandas.DataFrame(traceEvents)
   HTA <analysis> /usr/bin/python3 with DIR on sys.path: load + that analysis
 
-Wall time is from start to exit; peak RSS is wait4's ru_maxrss: the largest
-resident set of the process and of its waited-for children (HTA parses two or
-more ranks in a pool of worker processes; their memory is not added up, so
-HTA's figure is a lower bound when it forks). Linux also counts the bench's
-own resident set before exec (about 15 MB: `analyze --help` reads so), so a
-figure at that level is a floor, not the program's. Memory ratio = HTA / stallwatch
-peak RSS, speed ratio = HTA / stallwatch wall time. The machine's other load is
-not controlled: run it on a quiet one for figures to quote.
+Each process is started through the bench's launcher bench/replay/peak_rss
+(built with the benchmarks), which forks it from a small process and reports
+wall time from fork to exit and wait4's ru_maxrss: the largest resident set of
+the process and of its waited-for children (HTA parses two or more ranks in a
+pool of worker processes; their memory is not added up, so HTA's figure is a
+lower bound when it forks). Started from Python directly, any program would
+read at least the Python bench's own resident set (~15 MB: Linux keeps the
+high-water mark of the memory a process had before exec). Memory ratio = HTA /
+stallwatch peak RSS, speed ratio = HTA / stallwatch wall time. The machine's
+other load is not controlled: run it on a quiet one for figures to quote, and
+from the release preset (--build build/release) for what the package gives.
 
-usage: run_hta_bench.py --build BUILD_DIR [--runs 5] [--hta-src DIR] [--json-only]
+With --baseline EXE (another build of stallwatch, e.g. of an older commit),
+that executable runs the same command interleaved with the two, and its
+figures and ratios stand beside them: before and after in one run.
+
+usage: run_hta_bench.py --build BUILD_DIR [--runs 5] [--hta-src DIR] [--baseline EXE] [--json-only]
 """
 
 from __future__ import annotations
@@ -93,18 +100,21 @@ HTA_DRIVER = (
 )
 
 
+PEAK_RSS = ""  # the launcher (bench/replay/peak_rss in the build tree), set in main()
+
+
 def run_once(cmd: list[str]) -> tuple[float, int]:
-    """(wall seconds, peak RSS in KiB) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    # Drain stderr while it runs (HTA logs a line per step), then reap with wait4.
-    err = proc.stderr.read() if proc.stderr else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{err.decode(errors='replace')[-4000:]}")
-    return wall, usage.ru_maxrss
+    """(wall seconds, peak RSS in KiB) of one process, measured by the launcher."""
+    proc = subprocess.Popen([PEAK_RSS, *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Drain stderr while it runs (HTA logs a line per step); the launcher's
+    # line comes last.
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    proc.wait()
+    lines = err.rstrip("\n").split("\n")
+    fields = dict(f.split("=", 1) for f in lines[-1].split()[1:]) if lines[-1].startswith("peak_rss:") else {}
+    if proc.returncode != 0 or "wall_s" not in fields:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{err[-4000:]}")
+    return float(fields["wall_s"]), int(fields["maxrss_kib"])
 
 
 def summary(results: list[tuple[float, int]]) -> tuple[float, int]:
@@ -151,22 +161,26 @@ def check_hta(hta_src: str) -> None:
         sys.exit(f"--hta-src {hta_src}: HTA does not import with /usr/bin/python3:\n{probe.stderr[-2000:]}")
 
 
-def hta_table(stallwatch: str, hta_src: str, runs: int, quiet: bool) -> dict:
+def hta_table(stallwatch: str, hta_src: str, runs: int, quiet: bool, baseline: str | None) -> dict:
     out: dict = {}
     if not quiet:
         print()
+        base_head = f" {'base ms':>8} {'base MB':>8} {'speed':>7} {'memory':>7}" if baseline else ""
         print(f"{'trace':<15} {'analysis':<20} {'HTA ms':>9} {'sw ms':>7} {'speed':>8} "
-              f"{'HTA MB':>8} {'sw MB':>7} {'memory':>8}")
+              f"{'HTA MB':>8} {'sw MB':>7} {'memory':>8}{base_head}")
     for label, names in CASES.items():
         files = [os.path.join(DATA, n) for n in names]
         sw_cmd = [stallwatch, "analyze", *files, "--no-engine", "--json"]
         hta_runs: dict[str, list[tuple[float, int]]] = {a: [] for a in HTA_CALLS}
         sw_runs: dict[str, list[tuple[float, int]]] = {a: [] for a in HTA_CALLS}
-        for _ in range(runs):  # interleaved: HTA, stallwatch, next analysis, ...
+        base_runs: dict[str, list[tuple[float, int]]] = {a: [] for a in HTA_CALLS}
+        for _ in range(runs):  # interleaved: HTA, stallwatch[, baseline], next analysis, ...
             for analysis, call in HTA_CALLS.items():
                 hta_runs[analysis].append(
                     run_once(["/usr/bin/python3", "-c", HTA_DRIVER, hta_src, call, *files]))
                 sw_runs[analysis].append(run_once(sw_cmd))
+                if baseline:
+                    base_runs[analysis].append(run_once([baseline, *sw_cmd[1:]]))
         out[label] = {}
         for analysis in HTA_CALLS:
             h_wall, h_rss = summary(hta_runs[analysis])
@@ -176,19 +190,30 @@ def hta_table(stallwatch: str, hta_src: str, runs: int, quiet: bool) -> dict:
                 "stallwatch_wall_ms": s_wall * 1e3, "stallwatch_peak_rss_kib": s_rss,
                 "speed_ratio": h_wall / s_wall, "memory_ratio": h_rss / s_rss,
             }
+            base_cols = ""
+            if baseline:
+                b_wall, b_rss = summary(base_runs[analysis])
+                row.update({"baseline_wall_ms": b_wall * 1e3, "baseline_peak_rss_kib": b_rss,
+                            "baseline_speed_ratio": h_wall / b_wall,
+                            "baseline_memory_ratio": h_rss / b_rss})
+                base_cols = (f" {b_wall * 1e3:8.1f} {b_rss / 1024:8.1f} {h_wall / b_wall:6.1f}x"
+                             f" {h_rss / b_rss:6.1f}x")
             out[label][analysis] = row
             if not quiet:
                 print(f"{label:<15} {analysis:<20} {h_wall * 1e3:9.1f} {s_wall * 1e3:7.1f} "
                       f"{row['speed_ratio']:7.1f}x {h_rss / 1024:8.1f} {s_rss / 1024:7.1f} "
-                      f"{row['memory_ratio']:7.1f}x")
+                      f"{row['memory_ratio']:7.1f}x{base_cols}")
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", required=True, help="build directory (bin/stallwatch)")
+    parser.add_argument("--build", required=True,
+                        help="build directory (bin/stallwatch, bench/replay/peak_rss)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--hta-src", help="root of an HTA v0.6.1 source checkout: also run the real HTA")
+    parser.add_argument("--baseline", help="another stallwatch executable (an older build) to run "
+                        "interleaved with HTA and this one, side by side")
     parser.add_argument("--json-only", action="store_true", help="print only the JSON line")
     args = parser.parse_args()
     if args.runs < 1:
@@ -196,6 +221,10 @@ def main() -> None:
     stallwatch = os.path.join(args.build, "bin", "stallwatch")
     if not os.path.exists(stallwatch):
         sys.exit(f"{stallwatch}: not built")
+    global PEAK_RSS
+    PEAK_RSS = os.path.join(args.build, "bench", "replay", "peak_rss")
+    if not os.path.exists(PEAK_RSS):
+        sys.exit(f"{PEAK_RSS}: not built (cmake --build BUILD_DIR --target peak_rss)")
     hta_src = os.path.abspath(args.hta_src) if args.hta_src else None
     if hta_src:
         check_hta(hta_src)
@@ -203,7 +232,7 @@ def main() -> None:
     doc = {"runs": args.runs, "cpus": os.cpu_count(), "load_avg_1m_start": os.getloadavg()[0]}
     doc["floor"] = floor_table(stallwatch, args.runs, args.json_only)
     if hta_src:
-        doc["hta"] = hta_table(stallwatch, hta_src, args.runs, args.json_only)
+        doc["hta"] = hta_table(stallwatch, hta_src, args.runs, args.json_only, args.baseline)
     doc["load_avg_1m_end"] = os.getloadavg()[0]
     if not args.json_only:
         print(f"\nload average (1 min) {doc['load_avg_1m_start']:.2f} at start, "

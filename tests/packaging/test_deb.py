@@ -102,7 +102,7 @@ def test_lintian_finds_no_errors(deb):
 
 def test_the_package_holds_the_daemon_side_and_no_python(unpacked):
     expected = [
-        "usr/bin/stallwatchd", "usr/bin/stallwatch",
+        "usr/bin/stallwatchd", "usr/bin/stallwatch", "usr/libexec/stallwatch/stallwatch-client",
         "usr/share/man/man1/stallwatchd.1.gz", "usr/share/man/man1/stallwatch.1.gz",
         f"usr/{LIBDIR}/libstallwatch.so.0", f"usr/{LIBDIR}/libstallwatch.so",
         "usr/include/stallwatch/stallwatch.h", "usr/include/stallwatch/stallwatch.hpp",

@@ -36,7 +36,7 @@ HtaTraceCollector::HtaTraceCollector(std::int64_t rank, std::string file)
     : rank_(rank), file_(std::move(file)) {}
 
 std::uint32_t HtaTraceCollector::intern(std::string_view name) {
-  auto it = name_ids_.find(std::string(name));
+  auto it = name_ids_.find(name);
   if (it != name_ids_.end()) return it->second;
   const auto id = static_cast<std::uint32_t>(names_.size());
   names_.emplace_back(name);

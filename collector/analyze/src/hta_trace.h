@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -45,9 +47,16 @@ class HtaTraceCollector {
 
   std::int64_t rank_;
   std::string file_;
-  std::vector<Row> rows_;
+  // A deque, not a vector: no reallocation that holds the rows twice (the
+  // peak memory of `stallwatch analyze`).
+  std::deque<Row> rows_;
   std::vector<std::string> names_;
-  std::unordered_map<std::string, std::uint32_t> name_ids_;
+  // Looked up by string_view (is_transparent): no string made per event.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> name_ids_;
   std::int64_t min_external_id_ = -1;  // over every event; -1: none
   std::int64_t max_external_id_ = -1;
   std::int64_t host_pid_ = -1;  // pid of the first host operator; -1: none

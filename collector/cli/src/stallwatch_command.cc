@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "stallwatch_command.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "analyze/analyze_command.h"
-#include "replay/replay_command.h"
 #include "stallwatch/version.h"
-#include "tui/tui_commands.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -38,6 +40,28 @@ int with_streams(int (*run)(std::span<const std::string_view>, std::ostream&, st
   return run(args, std::cout, std::cerr);
 }
 
+// Runs `stallwatch-client` (client_command.h) with the same argv. It is
+// found from this executable's own path, at SW_CLIENT_FROM_BINDIR relative to
+// it (../libexec/stallwatch/stallwatch-client once installed; the build tree
+// has the same layout), so an install under any prefix works. Returns only
+// on failure.
+int exec_client(char** argv) {
+  std::string self(4096, '\0');
+  const ssize_t n = ::readlink("/proc/self/exe", self.data(), self.size());
+  if (n <= 0 || static_cast<std::size_t>(n) >= self.size()) {
+    std::fprintf(stderr, "stallwatch: cannot find its own executable (/proc/self/exe): %s\n",
+                 std::strerror(errno));
+    return 1;
+  }
+  self.resize(static_cast<std::size_t>(n));
+  const std::string client =
+      self.substr(0, self.rfind('/') + 1) + SW_CLIENT_FROM_BINDIR "/stallwatch-client";
+  ::execv(client.c_str(), argv);
+  std::fprintf(stderr, "stallwatch: cannot run %s for '%s': %s (is the installation complete?)\n",
+               client.c_str(), argv[1], std::strerror(errno));
+  return 1;
+}
+
 }  // namespace
 
 int stallwatch_main(int argc, char** argv) {
@@ -49,10 +73,8 @@ int stallwatch_main(int argc, char** argv) {
   // Subcommands see argv[0] = their own name.
   const int sub_argc = argc - 1;
   char** sub_argv = argv + 1;
-  if (command == "top") return tui::run_top(sub_argc, sub_argv);
-  if (command == "status") return tui::run_status(sub_argc, sub_argv);
   if (command == "analyze") return with_streams(run_analyze, sub_argc, sub_argv);
-  if (command == "replay") return with_streams(run_replay, sub_argc, sub_argv);
+  if (command == "top" || command == "status" || command == "replay") return exec_client(argv);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;

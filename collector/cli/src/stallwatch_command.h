@@ -3,10 +3,13 @@
 
 namespace stallwatch::collector {
 
-// The `stallwatch` CLI: one binary, subcommands dispatched to the component
-// that owns them (terminal dashboards: dashboard/tui; trace analysis and
-// replay: collector/replay). Exit codes are the subcommand's; 2 for an
-// unknown subcommand or missing arguments.
+// The `stallwatch` CLI: subcommands dispatched to the component that owns
+// them. `analyze` (collector/analyze) runs in this process, which links only
+// what it needs (no curl, OpenSSL, ncurses or ZeroMQ: its start and memory are
+// the analysis's); the terminal dashboards (dashboard/tui) and `replay`
+// (collector/replay) run in `stallwatch-client` (client_command.h), exec'd
+// with the same arguments. Exit codes are the subcommand's; 2 for an unknown
+// subcommand or missing arguments.
 //
 //   stallwatch top [--url URL] [--once] ...     live terminal dashboard
 //   stallwatch status [--url URL] [--json]      daemon and job summary

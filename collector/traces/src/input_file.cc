@@ -2,31 +2,34 @@
 #include "input_file.h"
 
 #include <fcntl.h>
+#include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace stallwatch::collector {
 
 namespace {
-constexpr std::size_t kDiskChunk = 1u << 20;
+// Compressed bytes read at a time: large enough for few syscalls, small next
+// to the inflated chunks the readers ask for.
+constexpr std::size_t kDiskChunk = 128u << 10;
 }  // namespace
 
+// ISA-L's igzip streaming inflate (gzip wrapper and CRC-32 checked by the
+// library): about three times zlib's speed on trace JSON (bench/inflate), with
+// the same memory: one 32 KiB history window in the state.
 struct InputFile::Inflater {
-  z_stream stream{};
+  inflate_state stream{};
   std::vector<unsigned char> in;
   bool done = false;
   bool truncated = false;
-  bool initialized = false;
-  ~Inflater() {
-    if (initialized) inflateEnd(&stream);
-  }
+  std::string corrupt;  // why inflating stopped, reported after the bytes before it
 };
-
 InputFile::InputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
 
 InputFile::~InputFile() {
@@ -58,12 +61,9 @@ std::unique_ptr<InputFile> InputFile::open(const std::string& path, std::string&
     file->inflater_ = std::make_unique<Inflater>();
     Inflater& z = *file->inflater_;
     z.in.resize(kDiskChunk);
-    // 16 + MAX_WBITS: gzip wrapper only; concatenated members are handled in read().
-    if (inflateInit2(&z.stream, 16 + MAX_WBITS) != Z_OK) {
-      error = "cannot read " + path + ": zlib initialization failed";
-      return nullptr;
-    }
-    z.initialized = true;
+    isal_inflate_init(&z.stream);
+    // The gzip wrapper only; concatenated members are handled in read().
+    z.stream.crc_flag = ISAL_GZIP;
   }
   return file;
 }
@@ -81,53 +81,80 @@ std::ptrdiff_t InputFile::read_raw(char* dst, std::size_t capacity) {
   }
 }
 
+namespace {
+
+const char* inflate_problem(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK:
+      return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+      return "not a gzip member";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect data check";
+    case ISAL_NEED_DICT:
+      return "needs a preset dictionary";
+    default:
+      return "inflate failed";
+  }
+}
+
+}  // namespace
+
 std::ptrdiff_t InputFile::read(char* dst, std::size_t capacity) {
   if (!compressed_) return read_raw(dst, capacity);
   Inflater& z = *inflater_;
-  if (z.done && z.truncated) {
-    error_ = "truncated gzip data in " + path_;
+  if (z.done && (z.truncated || !z.corrupt.empty())) {
+    error_ = z.truncated ? "truncated gzip data in " + path_ : z.corrupt;
     return -1;
   }
-  z.stream.next_out = reinterpret_cast<Bytef*>(dst);
-  z.stream.avail_out = static_cast<uInt>(capacity);
+  z.stream.next_out = reinterpret_cast<std::uint8_t*>(dst);
+  z.stream.avail_out = static_cast<std::uint32_t>(
+      std::min<std::size_t>(capacity, std::numeric_limits<std::uint32_t>::max()));
+  const std::uint32_t offered = z.stream.avail_out;
   while (z.stream.avail_out > 0 && !z.done) {
+    const std::uint32_t in_before = z.stream.avail_in;
+    const std::uint32_t out_before = z.stream.avail_out;
+    const int rc = isal_inflate(&z.stream);
+    const bool stuck = in_before > 0 && z.stream.avail_in == in_before &&
+                       z.stream.avail_out == out_before &&
+                       z.stream.block_state != ISAL_BLOCK_FINISH;
+    if (rc < 0 || rc == ISAL_NEED_DICT || stuck) {
+      // Hand out what was inflated before the damage, then fail.
+      z.corrupt = std::string("corrupt gzip data in ") + path_ + ": " + inflate_problem(rc);
+      z.done = true;
+      break;
+    }
+    const bool member_end = z.stream.block_state == ISAL_BLOCK_FINISH;
+    if (!member_end && z.stream.avail_out == 0) break;
     if (z.stream.avail_in == 0) {
+      // The member needs more input, or it ended and another may follow
+      // (pigz, appended logs).
       const std::ptrdiff_t n = read_raw(reinterpret_cast<char*>(z.in.data()), z.in.size());
       if (n < 0) return -1;
       if (n == 0) {
-        // End of file inside a member: hand out what was inflated, then fail.
+        // End of file between members is the end; inside one, hand out what
+        // was inflated, then fail.
         z.done = true;
-        z.truncated = true;
+        z.truncated = !member_end;
         break;
       }
       z.stream.next_in = z.in.data();
-      z.stream.avail_in = static_cast<uInt>(n);
+      z.stream.avail_in = static_cast<std::uint32_t>(n);
     }
-    const int rc = inflate(&z.stream, Z_NO_FLUSH);
-    if (rc == Z_STREAM_END) {
-      // Another gzip member may follow (pigz, appended logs).
-      if (z.stream.avail_in == 0) {
-        const std::ptrdiff_t n = read_raw(reinterpret_cast<char*>(z.in.data()), z.in.size());
-        if (n < 0) return -1;
-        if (n == 0) {
-          z.done = true;
-          break;
-        }
-        z.stream.next_in = z.in.data();
-        z.stream.avail_in = static_cast<uInt>(n);
-      }
-      inflateReset(&z.stream);
-      continue;
-    }
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      error_ =
-          "corrupt gzip data in " + path_ + ": " + (z.stream.msg ? z.stream.msg : "inflate failed");
-      return -1;
+    if (member_end) {
+      isal_inflate_reset(&z.stream);
+      z.stream.crc_flag = ISAL_GZIP;
     }
   }
-  const auto produced = static_cast<std::ptrdiff_t>(capacity - z.stream.avail_out);
-  if (produced == 0 && z.truncated) {
-    error_ = "truncated gzip data in " + path_;
+  const auto produced = static_cast<std::ptrdiff_t>(offered - z.stream.avail_out);
+  if (produced == 0 && (z.truncated || !z.corrupt.empty())) {
+    error_ = z.truncated ? "truncated gzip data in " + path_ : z.corrupt;
     return -1;
   }
   return produced;

@@ -10,7 +10,7 @@ namespace stallwatch::collector {
 
 // A read-only byte stream over one trace file, transparently inflating gzip
 // (detected by its magic bytes, not the file name). Streaming: holds one
-// zlib window and no more, whatever the file size.
+// inflate window (ISA-L igzip) and no more, whatever the file size.
 //
 // One thread at a time; owns its file descriptor. Does not parse anything.
 class InputFile {

@@ -2,6 +2,7 @@
 #include "json_object_scanner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -17,54 +18,64 @@ bool ends_scalar(char c) {
   return c == ',' || c == '}' || c == ']' || is_ws(c);
 }
 
-// The first of " { } [ ] in [p, end), or end; 16 bytes at a time where SSE2
-// is there (every x86-64). May read up to 15 bytes past `end` (the buffer's
-// padding), never using them.
-const char* find_structural(const char* p, const char* end) {
+// Bit i of each mask is byte p[i] of a 64-byte block. Reads 64 bytes from p
+// (the buffer's padding covers a short last block); callers mask off what is
+// past the end.
+struct BlockMasks {
+  std::uint64_t quote = 0;
+  std::uint64_t backslash = 0;
+  std::uint64_t open = 0;   // { [
+  std::uint64_t close = 0;  // } ]
+};
+
+BlockMasks classify(const char* p) {
+  BlockMasks m;
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i open_brace = _mm_set1_epi8('{');
   const __m128i close_brace = _mm_set1_epi8('}');
   const __m128i open_bracket = _mm_set1_epi8('[');
   const __m128i close_bracket = _mm_set1_epi8(']');
-  while (p < end) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i braces =
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, open_brace), _mm_cmpeq_epi8(chunk, close_brace));
-    const __m128i brackets =
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, open_bracket), _mm_cmpeq_epi8(chunk, close_bracket));
-    const __m128i hits = _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_or_si128(braces, brackets));
-    const int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return std::min(end, p + __builtin_ctz(static_cast<unsigned>(mask)));
-    p += 16;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const auto bits = [](__m128i hits) {
+      return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(hits)));
+    };
+    const int shift = 16 * k;
+    m.quote |= bits(_mm_cmpeq_epi8(chunk, quote)) << shift;
+    m.backslash |= bits(_mm_cmpeq_epi8(chunk, backslash)) << shift;
+    m.open |=
+        bits(_mm_or_si128(_mm_cmpeq_epi8(chunk, open_brace), _mm_cmpeq_epi8(chunk, open_bracket)))
+        << shift;
+    m.close |=
+        bits(_mm_or_si128(_mm_cmpeq_epi8(chunk, close_brace), _mm_cmpeq_epi8(chunk, close_bracket)))
+        << shift;
   }
-  return end;
 #else
-  while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
-    ++p;
-  return p;
+  for (int i = 0; i < 64; ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    const char c = p[i];
+    if (c == '"') m.quote |= bit;
+    if (c == '\\') m.backslash |= bit;
+    if (c == '{' || c == '[') m.open |= bit;
+    if (c == '}' || c == ']') m.close |= bit;
+  }
 #endif
+  return m;
 }
 
-// The first '"' or '\\' in [p, end), or end (reads as find_structural does).
-const char* find_quote_or_backslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (p < end) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int mask = _mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
-    if (mask != 0) return std::min(end, p + __builtin_ctz(static_cast<unsigned>(mask)));
-    p += 16;
-  }
-  return end;
-#else
-  while (p < end && *p != '"' && *p != '\\')
-    ++p;
-  return p;
-#endif
+// Bit i set where an odd number of bits at or below i are set in x.
+std::uint64_t prefix_xor(std::uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
 }
+
 }  // namespace
 
 JsonObjectScanner::JsonObjectScanner(InputFile& file, std::string array_key,
@@ -186,40 +197,47 @@ bool JsonObjectScanner::scan_value(std::size_t& end) {
     end = i;
     return true;
   }
-  int depth = 0;
+  // An object or array: 64 bytes at a time, the way simdjson's stage 1 finds
+  // structure — quotes not escaped by an odd run of backslashes open and
+  // close strings (a prefix XOR), and the brackets outside strings move the
+  // depth. The escape and in-string state carry from block to block and
+  // across refills.
+  std::int64_t depth = 0;
+  bool escape_next = false;           // the first byte of the next block is escaped
+  std::uint64_t in_string_carry = 0;  // all ones while a string is open
   std::size_t i = pos_;
   for (;;) {
     while (i < end_) {
-      const char* base = buffer_.data();
-      i = static_cast<std::size_t>(find_structural(base + i, base + end_) - base);
-      if (i >= end_) break;
-      const char ch = base[i];
-      if (ch == '"') {
-        // Within the buffered bytes here; across a refill in scan_string().
-        std::size_t j = i + 1;
-        while (j < end_) {
-          j = static_cast<std::size_t>(find_quote_or_backslash(base + j, base + end_) - base);
-          if (j >= end_ || base[j] == '"') break;
-          j += 2;  // an escape and the character it escapes
+      const std::size_t n = std::min<std::size_t>(64, end_ - i);
+      const std::uint64_t valid = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+      const BlockMasks m = classify(buffer_.data() + i);
+      std::uint64_t escaped = escape_next ? 1 : 0;
+      escape_next = false;
+      for (std::uint64_t b = m.backslash & valid; b != 0; b &= b - 1) {
+        const int at = __builtin_ctzll(b);
+        if ((escaped >> at) & 1) continue;
+        if (static_cast<std::size_t>(at) + 1 == n) {
+          escape_next = true;
+        } else {
+          escaped |= std::uint64_t{1} << (at + 1);
         }
-        if (j < end_) {
-          i = j + 1;
-          continue;
-        }
-        std::size_t close = 0;
-        if (!scan_string(i, close)) return false;
-        i = close + 1;
-        continue;
       }
-      if (ch == '{' || ch == '[') {
-        ++depth;
-      } else if (ch == '}' || ch == ']') {
-        if (--depth == 0) {
-          end = i + 1;
+      const std::uint64_t quotes = m.quote & valid & ~escaped;
+      const std::uint64_t in_string = prefix_xor(quotes) ^ in_string_carry;
+      std::uint64_t brackets = (m.open | m.close) & valid & ~in_string;
+      // A few brackets per block: walking them costs less than counting them
+      // (no POPCNT in baseline x86-64).
+      for (; brackets != 0; brackets &= brackets - 1) {
+        const int at = __builtin_ctzll(brackets);
+        if ((m.open >> at) & 1) {
+          ++depth;
+        } else if (--depth == 0) {
+          end = i + static_cast<std::size_t>(at) + 1;
           return true;
         }
       }
-      ++i;
+      in_string_carry = ((in_string >> (n - 1)) & 1) != 0 ? ~std::uint64_t{0} : std::uint64_t{0};
+      i += n;
     }
     const std::size_t shift = keep_from_;
     if (!more()) return false;

@@ -31,7 +31,7 @@ class JsonObjectScanner {
     kError,    // unreadable or not this shape; see error()
   };
 
-  JsonObjectScanner(InputFile& file, std::string array_key, std::size_t chunk_bytes = 4u << 20,
+  JsonObjectScanner(InputFile& file, std::string array_key, std::size_t chunk_bytes = 256u << 10,
                     std::size_t max_item_bytes = 256u << 20);
 
   Item next();
