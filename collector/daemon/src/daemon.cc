@@ -3,6 +3,10 @@
 
 #include <spdlog/spdlog.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 
@@ -274,8 +278,32 @@ void Daemon::tick_once(std::int64_t now_ns) {
     s.alert_sinks = alerting_->sink_stats();
   }
   if (tree_) tree_->fill(s.tree);
+  const EngineStats& es = state->snapshot->stats;
+  const std::uint64_t dropped = es.forgotten_ranks + es.evicted_ranks;
   host_->publish(std::move(state));
   if (http_) http_->on_tick();
+  release_dropped_ranks(dropped);
+}
+
+// A forgotten or evicted rank's memory is freed in the middle of the heap,
+// which the C library keeps (the daemon's RSS stays at its peak while ranks
+// come and go) until it is trimmed. Trim one tick after ranks were dropped,
+// when the snapshot that still held them has been replaced.
+void Daemon::release_dropped_ranks(std::uint64_t dropped) {
+  if (trim_pending_) {
+    trim_pending_ = false;
+#if defined(__GLIBC__)
+    const auto t0 = std::chrono::steady_clock::now();
+    ::malloc_trim(0);
+    spdlog::debug(
+        "released the memory of dropped ranks in {:.1f} ms",
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+#endif
+  }
+  if (dropped != ranks_dropped_) {
+    ranks_dropped_ = dropped;
+    trim_pending_ = true;
+  }
 }
 
 }  // namespace stallwatch::collector

@@ -54,6 +54,7 @@ class Daemon {
   void restore_journal();
   void tick_loop();
   void tick_once(std::int64_t now_ns);
+  void release_dropped_ranks(std::uint64_t dropped);
 
   DaemonConfig config_;
   std::unique_ptr<EngineHost> host_;
@@ -68,6 +69,8 @@ class Daemon {
   bool started_ = false;
   std::int64_t started_at_ns_ = 0;
   TickStats tick_stats_;                         // tick thread only
+  std::uint64_t ranks_dropped_ = 0;              // tick thread only: forgotten + evicted
+  bool trim_pending_ = false;                    // tick thread only
   std::string curve_public_key_;                 // set by start()
   std::optional<std::size_t> curve_allow_list_;  // set by start()
   std::optional<CurveKeyPair> keys_;             // set by start() when needed
