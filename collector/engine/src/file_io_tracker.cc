@@ -68,16 +68,11 @@ void FileIoTracker::add_to_totals(FileKey key, const FileIoSums& sums) {
 }
 
 void FileIoTracker::trim(std::int64_t first_cell) {
-  finalized_.pop_before(first_cell, [&](std::int64_t cell, const std::vector<FileIoRow>& rows) {
-    for (RunningFiles& w : windows_)
-      w.on_evicted(cell, rows);
-  });
+  detail::trim_cells(finalized_, windows_, first_cell);
 }
 
 RunningFiles* FileIoTracker::running(std::size_t index, std::int64_t end_cell) {
-  RunningFiles& w = windows_[index];
-  w.move_to(end_cell - w.window_cells(), finalized_);
-  return finalized_.end_cell() > end_cell ? nullptr : &w;
+  return detail::running_window(finalized_, windows_, index, end_cell);
 }
 
 std::size_t FileIoTracker::bytes() const {

@@ -65,16 +65,11 @@ void KernelTracker::finalize(std::int64_t from_cell, std::int64_t until_cell,
 }
 
 void KernelTracker::trim(std::int64_t first_cell) {
-  finalized_.pop_before(first_cell, [&](std::int64_t cell, const std::vector<KernelRow>& rows) {
-    for (RunningKernels& w : windows_)
-      w.on_evicted(cell, rows);
-  });
+  detail::trim_cells(finalized_, windows_, first_cell);
 }
 
 RunningKernels* KernelTracker::running(std::size_t index, std::int64_t end_cell) {
-  RunningKernels& w = windows_[index];
-  w.move_to(end_cell - w.window_cells(), finalized_);
-  return finalized_.end_cell() > end_cell ? nullptr : &w;
+  return detail::running_window(finalized_, windows_, index, end_cell);
 }
 
 std::size_t KernelTracker::pending() const {

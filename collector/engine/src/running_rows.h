@@ -146,4 +146,25 @@ class RunningRows {
   Sums other_;
 };
 
+// A tracker's finalized cells before first_cell are dropped, and every
+// window's running sums lose them.
+template <class Row, class Running>
+void trim_cells(CellRows<Row>& finalized, std::vector<Running>& windows, std::int64_t first_cell) {
+  finalized.pop_before(first_cell, [&](std::int64_t cell, const std::vector<Row>& rows) {
+    for (Running& w : windows)
+      w.on_evicted(cell, rows);
+  });
+}
+
+// Window `index`'s running sums moved to the window ending at end_cell, or
+// nullptr when a finalized cell lies past that end (the caller then merges
+// the window's rows itself).
+template <class Row, class Running>
+Running* running_window(const CellRows<Row>& finalized, std::vector<Running>& windows,
+                        std::size_t index, std::int64_t end_cell) {
+  Running& w = windows[index];
+  w.move_to(end_cell - w.window_cells(), finalized);
+  return finalized.end_cell() > end_cell ? nullptr : &w;
+}
+
 }  // namespace stallwatch::collector::detail
