@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The per-tick cost of a rank's top kernels by device time and top files by
-// I/O time, before and after the running window sums (issue 25), side by
+// I/O time, before and after the running window sums, side by
 // side in one run over the same trackers:
 //   BM_TopKernelsTick/N  N ranks (8, 64, 512), each with kKernelNames kernel
 //                names whose device time is drawn per tick (so each cell keeps

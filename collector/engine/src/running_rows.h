@@ -167,4 +167,23 @@ Running* running_window(const CellRows<Row>& finalized, std::vector<Running>& wi
   return finalized.end_cell() > end_cell ? nullptr : &w;
 }
 
+// Lists the first `shown` of `named` ((key, sums) pairs) in the order of
+// `before` through `make(key, sums)` into `listed`, and adds the sums of the
+// rest to `other`: a top-N table and its "other" row.
+template <class Named, class Sums, class Before, class Make, class Entry>
+void split_top(std::vector<Named>& named, std::size_t shown, Before before, Make make,
+               std::vector<Entry>& listed, Sums& other) {
+  shown = std::min(shown, named.size());
+  std::partial_sort(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(shown), named.end(),
+                    before);
+  listed.reserve(shown);
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (i < shown) {
+      listed.push_back(make(named[i].first, named[i].second));
+    } else {
+      other.add(named[i].second);
+    }
+  }
+}
+
 }  // namespace stallwatch::collector::detail

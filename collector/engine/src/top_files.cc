@@ -16,26 +16,28 @@ FileIoEntry entry(std::string_view path, const FileIoSums& s) {
   return FileIoEntry{std::string(path), s.io_ns, s.read_bytes, s.write_bytes, s.ops};
 }
 
-// The `shown` paths with the most time listed (ties: by path), the rest
-// added to `other`.
-TopFiles pick(const ByPath& by_path, FileIoSums other, std::size_t shown) {
+bool by_io_time(const std::pair<std::string_view, FileIoSums>& a,
+                const std::pair<std::string_view, FileIoSums>& b) {
+  return a.second.io_ns != b.second.io_ns ? a.second.io_ns > b.second.io_ns : a.first < b.first;
+}
+
+// The `shown` paths of (path, sums) pairs, one per path, with the most time
+// listed (ties: by path), the rest added to `other`.
+TopFiles pick(std::vector<std::pair<std::string_view, FileIoSums>>& named, FileIoSums other,
+              std::size_t shown) {
   TopFiles top;
-  std::vector<std::pair<std::string_view, FileIoSums>> sorted(by_path.begin(), by_path.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second.io_ns > b.second.io_ns; });
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (i < shown) {
-      top.files.push_back(entry(sorted[i].first, sorted[i].second));
-    } else {
-      other.add(sorted[i].second);
-    }
-  }
+  split_top(named, shown, by_io_time, entry, top.files, other);
   top.other = entry("", other);
   return top;
 }
 
+TopFiles pick(const ByPath& by_path, FileIoSums other, std::size_t shown) {
+  std::vector<std::pair<std::string_view, FileIoSums>> named(by_path.begin(), by_path.end());
+  return pick(named, other, shown);
+}
+
 // The same from (path, sums) pairs, several per path, without a tree: sorted
-// by path and merged, then the top `shown` picked (ties: by path).
+// by path and merged, then the top `shown` picked.
 TopFiles pick_merging(std::vector<std::pair<std::string_view, FileIoSums>>& named, FileIoSums other,
                       std::size_t shown) {
   std::sort(named.begin(), named.end(),
@@ -49,23 +51,7 @@ TopFiles pick_merging(std::vector<std::pair<std::string_view, FileIoSums>>& name
     }
   }
   named.resize(n);
-  const std::size_t listed = std::min(n, shown);
-  std::partial_sort(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(listed), named.end(),
-                    [](const auto& a, const auto& b) {
-                      return a.second.io_ns != b.second.io_ns ? a.second.io_ns > b.second.io_ns
-                                                              : a.first < b.first;
-                    });
-  TopFiles top;
-  top.files.reserve(listed);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i < listed) {
-      top.files.push_back(entry(named[i].first, named[i].second));
-    } else {
-      other.add(named[i].second);
-    }
-  }
-  top.other = entry("", other);
-  return top;
+  return pick(named, other, shown);
 }
 
 // Rows summed by path, "other" rows into `other`.

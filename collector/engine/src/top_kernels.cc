@@ -25,18 +25,8 @@ bool by_device_time(const Named& a, const Named& b) {
 
 // The top `shown` of `named` listed, the rest added to `other`.
 TopKernels pick(std::vector<Named>& named, KernelSums other) {
-  const std::size_t shown = std::min(named.size(), TopKernels::kTopKernelsShown);
-  std::partial_sort(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(shown), named.end(),
-                    by_device_time);
   TopKernels top;
-  top.kernels.reserve(shown);
-  for (std::size_t i = 0; i < named.size(); ++i) {
-    if (i < shown) {
-      top.kernels.push_back(entry(named[i].first, named[i].second));
-    } else {
-      other.add(named[i].second);
-    }
-  }
+  split_top(named, TopKernels::kTopKernelsShown, by_device_time, entry, top.kernels, other);
   top.other = entry("", other);
   return top;
 }
