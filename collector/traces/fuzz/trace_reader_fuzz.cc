@@ -2,7 +2,7 @@
 // libFuzzer target: any bytes as a trace file, read to the end by the
 // dftracer reader (both dialects, plain or gzip) and by the Kineto reader
 // (plain or gzip): the input is written to a .pfw and a .json file (".gz"
-// appended when it starts with the gzip magic) and each is opened with
+// appended when it starts with the gzip magic) under $TMPDIR or /tmp and each is opened with
 // open_trace_reader and drained. Sanitizers catch memory errors; on top, the
 // target aborts when a reader yields an event whose end precedes its start
 // or that it counts more malformed records than lines it could have read.
@@ -21,8 +21,11 @@ namespace {
 
 std::string temp_dir() {
   static const std::string dir = [] {
-    char name[] = "/tmp/stallwatch-trace-fuzz-XXXXXX";
-    const char* made = ::mkdtemp(name);
+    // TMPDIR=/dev/shm keeps the two files per input off the disk.
+    const char* tmp = std::getenv("TMPDIR");
+    std::string name = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                       "/stallwatch-trace-fuzz-XXXXXX";
+    const char* made = ::mkdtemp(name.data());
     if (made == nullptr) std::abort();
     return std::string(made);
   }();

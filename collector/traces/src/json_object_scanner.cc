@@ -102,8 +102,9 @@ bool JsonObjectScanner::more() {
     keep_from_ = 0;
   }
   if (eof_) return false;
-  if (end_ == capacity_ || capacity_ < chunk_bytes_) {
-    // Small files (and the first look at big ones) stay in a small buffer.
+  if (end_ == capacity_ || (capacity_ < chunk_bytes_ && last_read_filled_)) {
+    // Small files stay in the first, small buffer; a file that filled it
+    // grows it to the chunk size, and a value that fills it grows it further.
     if (end_ == capacity_ && capacity_ >= max_item_bytes_) {
       error_ = "a JSON value is larger than " + std::to_string(max_item_bytes_ >> 20) + " MiB";
       return false;
@@ -121,6 +122,7 @@ bool JsonObjectScanner::more() {
     eof_ = true;
     return false;
   }
+  last_read_filled_ = static_cast<std::size_t>(n) == capacity_ - end_;
   end_ += static_cast<std::size_t>(n);
   return true;
 }

@@ -62,6 +62,7 @@ class JsonObjectScanner {
   std::size_t keep_from_ = 0;  // bytes before this may be discarded
   std::uint64_t consumed_base_ = 0;
   bool eof_ = false;
+  bool last_read_filled_ = false;  // the file may hold more than the buffer
   State state_ = State::kStart;
   std::string key_;
   std::string_view text_;

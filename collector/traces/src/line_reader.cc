@@ -19,8 +19,9 @@ bool LineReader::refill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == capacity_ || capacity_ < chunk_bytes_) {
-    // Small files (and the first look at big ones) stay in a small buffer.
+  if (end_ == capacity_ || (capacity_ < chunk_bytes_ && last_read_filled_)) {
+    // Small files stay in the first, small buffer; a file that filled it
+    // grows it to the chunk size, and a line that fills it grows it further.
     if (end_ == capacity_ && capacity_ >= max_line_bytes_) return false;  // caller skips the line
     capacity_ = std::min(capacity_ * 2, end_ == capacity_ ? max_line_bytes_ : chunk_bytes_);
     buffer_.resize(capacity_ + kLinePadding, ' ');
@@ -31,6 +32,7 @@ bool LineReader::refill() {
     eof_ = true;
     return true;
   }
+  last_read_filled_ = static_cast<std::size_t>(n) == capacity_ - end_;
   if (n == 0) eof_ = true;
   end_ += static_cast<std::size_t>(n);
   return true;

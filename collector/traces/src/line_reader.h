@@ -51,6 +51,7 @@ class LineReader {
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
+  bool last_read_filled_ = false;  // the file may hold more than the buffer
   bool skipping_ = false;
   std::uint64_t line_number_ = 0;
   std::uint64_t consumed_ = 0;
