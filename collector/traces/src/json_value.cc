@@ -7,6 +7,13 @@
 
 namespace stallwatch::collector::detail {
 
+namespace {
+
+// 2^63: doubles in (-2^63, 2^63) convert to int64 without overflow.
+constexpr double kTwo63 = 9223372036854775808.0;
+
+}  // namespace
+
 bool parse_int(std::string_view text, std::int64_t& out) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -43,8 +50,10 @@ bool parse_micros_as_nanos(std::string_view text, std::int64_t& out) {
     // Exponent or junk: fall back to a double (exact enough below 2^53 ns).
     double d = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(d)) return false;
-    out = static_cast<std::int64_t>(std::llround(d * 1000.0));
+    if (ec != std::errc() || ptr != text.data() + text.size()) return false;
+    const double ns = d * 1000.0;
+    if (!(ns > -kTwo63 && ns < kTwo63)) return false;  // no int64 holds it (or not finite)
+    out = static_cast<std::int64_t>(std::llround(ns));
     return true;
   }
   while (frac_digits < 3) {
@@ -75,11 +84,13 @@ bool json_int(simdjson::ondemand::value value, std::int64_t& out) {
       if (nt == simdjson::ondemand::number_type::unsigned_integer) {
         std::uint64_t u = 0;
         if (value.get_uint64().get(u)) return false;
-        out = static_cast<std::int64_t>(u);
+        out = static_cast<std::int64_t>(u);  // past int64 wraps (a uint64 -1 reads -1)
         return true;
       }
+      // A fraction is cut toward zero; a value an int64 cannot hold (or not
+      // finite) is no integer: converting it would be undefined.
       double d = 0;
-      if (value.get_double().get(d) || !std::isfinite(d)) return false;
+      if (value.get_double().get(d) || !(d >= -kTwo63 && d < kTwo63)) return false;
       out = static_cast<std::int64_t>(d);
       return true;
     }

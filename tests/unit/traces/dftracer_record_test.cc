@@ -103,6 +103,57 @@ TEST(DftracerRecord, FastScannerDeclinesWhatItDoesNotHandle) {
   check(R"({"name":7,"cat":"c","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X"})", false);
 }
 
+// Non-integral numbers an int64 cannot hold are not integers (found by the
+// trace reader's fuzz target: 1e70 as a pid was converted to int64, which is
+// undefined), and a time that overflows int64 nanoseconds is not a time: such
+// a record is malformed, and the fast scanner declines it or agrees.
+TEST(DftracerRecord, NumbersAnInt64CannotHoldAreRejected) {
+  simdjson::ondemand::parser parser;
+  auto parse = [&](const std::string& text, DftracerRecord& r, std::string& problem) {
+    std::string padded = text;
+    padded.append(64, ' ');
+    return parse_dftracer_record(parser, std::string_view(padded.data(), text.size()), 64, r,
+                                 problem);
+  };
+  for (const char* pid : {"1e70", "-1e70", "9.3e18", "-9.3e18"}) {
+    const std::string line = std::string(R"({"name":"n","cat":"c","pid":)") + pid +
+                             R"(,"tid":1,"ts":1,"dur":1,"ph":"X"})";
+    DftracerRecord r;
+    std::string problem;
+    EXPECT_FALSE(parse(line, r, problem)) << line;
+    EXPECT_EQ(problem, "\"pid\" is not an integer") << line;
+    check(line, false);
+  }
+  // An unsigned integer past int64 wraps, in both scanners (a uint64 -1 is -1).
+  for (const char* pid : {"9223372036854775808", "18446744073709551615"}) {
+    const std::string line = std::string(R"({"name":"n","cat":"c","pid":)") + pid +
+                             R"(,"tid":1,"ts":1,"dur":1,"ph":"X"})";
+    DftracerRecord r;
+    std::string problem;
+    ASSERT_TRUE(parse(line, r, problem)) << problem;
+    EXPECT_EQ(static_cast<std::uint64_t>(r.pid), std::stoull(pid)) << line;
+    check(line, std::string_view(pid).size() <= 19);
+  }
+  for (const char* ts : {"1e70", "-1e16", "9.3e15"}) {
+    const std::string line = std::string(R"({"name":"n","cat":"c","pid":1,"tid":1,"ts":)") + ts +
+                             R"(,"dur":1,"ph":"X"})";
+    DftracerRecord r;
+    std::string problem;
+    EXPECT_FALSE(parse(line, r, problem)) << line;
+  }
+  // What an int64 does hold still reads: the largest integer, a fraction cut
+  // toward zero, and a time in exponent form.
+  DftracerRecord r;
+  std::string problem;
+  ASSERT_TRUE(parse(
+      R"({"name":"n","cat":"c","pid":9223372036854775807,"tid":-2.7,"ts":1.5e3,"dur":1,"ph":"X"})",
+      r, problem))
+      << problem;
+  EXPECT_EQ(r.pid, 9223372036854775807);
+  EXPECT_EQ(r.tid, -2);
+  EXPECT_EQ(r.ts_ns, 1'500'000);
+}
+
 // Lines of both dialects and the shapes the fast paths special-case.
 const std::vector<std::string>& sample_lines() {
   static const std::vector<std::string> lines = {
