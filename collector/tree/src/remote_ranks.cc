@@ -75,26 +75,38 @@ void RemoteRanks::merge_into(Snapshot& snapshot, std::int64_t now_ns, const Engi
     std::erase_if(nodes_, [&](const auto& kv) {
       return now_ns - kv.second.last_report_ns >= forget_after_ns_;
     });
-    auto job = snapshot.jobs.begin();
-    for (const auto& [key, entry] : ranks_) {
-      job = std::lower_bound(snapshot.jobs.begin(), snapshot.jobs.end(), key.first,
-                             [](const JobSnapshot& j, const std::string& k) { return j.job < k; });
-      if (job == snapshot.jobs.end() || job->job != key.first) {
+    // ranks_ is ordered by job, then rank: one job's ranks at a time, with
+    // room made for all of them at once (not a doubling, and a move of every
+    // rank, as they are inserted).
+    for (auto first = ranks_.begin(); first != ranks_.end();) {
+      const std::string& name = first->first.first;
+      auto last = first;
+      std::size_t count = 0;
+      for (; last != ranks_.end() && last->first.first == name; ++last)
+        ++count;
+      auto job =
+          std::lower_bound(snapshot.jobs.begin(), snapshot.jobs.end(), name,
+                           [](const JobSnapshot& j, const std::string& k) { return j.job < k; });
+      if (job == snapshot.jobs.end() || job->job != name) {
         job = snapshot.jobs.insert(job, JobSnapshot{});
-        job->job = key.first;
+        job->job = name;
       }
-      auto at =
-          std::lower_bound(job->ranks.begin(), job->ranks.end(), key.second,
-                           [](const RankSnapshot& r, std::int32_t rank) { return r.rank < rank; });
-      if (at != job->ranks.end() && at->rank == key.second) continue;  // local wins
-      RankSnapshot& r = *job->ranks.insert(at, entry.rank);
-      if (auto node = nodes_.find(entry.node); node != nodes_.end()) {
-        r.clock_offset_ns += node->second.clock_offset_ns;
+      job->ranks.reserve(job->ranks.size() + count);
+      for (; first != last; ++first) {
+        const auto& [key, entry] = *first;
+        auto at = std::lower_bound(
+            job->ranks.begin(), job->ranks.end(), key.second,
+            [](const RankSnapshot& r, std::int32_t rank) { return r.rank < rank; });
+        if (at != job->ranks.end() && at->rank == key.second) continue;  // local wins
+        RankSnapshot& r = *job->ranks.insert(at, entry.rank);
+        if (auto node = nodes_.find(entry.node); node != nodes_.end()) {
+          r.clock_offset_ns += node->second.clock_offset_ns;
+        }
+        if (r.state == RankState::kActive && now_ns - entry.received_ns >= silent_after_ns_) {
+          r.state = RankState::kSilent;
+        }
+        touched.insert(name);
       }
-      if (r.state == RankState::kActive && now_ns - entry.received_ns >= silent_after_ns_) {
-        r.state = RankState::kSilent;
-      }
-      touched.insert(key.first);
     }
   }
   snapshot.counters = {};
