@@ -16,6 +16,7 @@
 #include "config/toml_text.h"
 #include "ingest/endpoint_scope.h"
 #include "ingest/ipc_endpoint.h"
+#include "token_file.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -84,9 +85,10 @@ std::string apply_http(const toml::value& t, DaemonConfig& c) {
   if (s.has("token_file")) {
     std::string path;
     if (auto err = s.string("token_file", path); !err.empty()) return err;
-    std::ifstream in(path);
-    if (!in) return s.error("token_file", "cannot read '" + path + "'");
-    std::getline(in, c.http_token);
+    std::string why;
+    if (!read_token_file(path, c.http_token, why)) {
+      return s.error("token_file", "cannot read '" + path + "': " + why);
+    }
     if (c.http_token.empty()) return s.error("token_file", "'" + path + "' is empty");
   }
   if (s.has("insecure_without_token")) {

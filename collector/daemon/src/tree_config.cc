@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "tree_config.h"
 
-#include <fstream>
 
 #include "config/toml_fields.h"
 #include "ingest/endpoint_scope.h"
+#include "token_file.h"
 
 namespace stallwatch::collector {
 namespace {
@@ -69,9 +69,10 @@ std::string apply_tree(const toml::value& t, TreeConfig& c) {
   if (s.has("node_token_file")) {
     std::string path;
     if (auto err = s.string("node_token_file", path); !err.empty()) return err;
-    std::ifstream in(path);
-    if (!in) return s.error("node_token_file", "cannot read '" + path + "'");
-    std::getline(in, c.node_token);
+    std::string why;
+    if (!read_token_file(path, c.node_token, why)) {
+      return s.error("node_token_file", "cannot read '" + path + "': " + why);
+    }
     if (c.node_token.empty()) return s.error("node_token_file", "'" + path + "' is empty");
   }
   if (s.has("listen")) {

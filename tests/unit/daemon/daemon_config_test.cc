@@ -2,6 +2,12 @@
 #include "daemon_config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "daemon_flags.h"
 #include "https_server.h"
@@ -347,6 +353,45 @@ TEST(DaemonFlags, ErrorsNameTheFlag) {
   DaemonFlags f3;
   ASSERT_EQ(parse_daemon_flags(3, missing_file, f3), "");
   EXPECT_NE(resolve_daemon_config(f3, c).find("/nonexistent/x.toml"), std::string::npos);
+}
+
+// A token file is the first line of a small regular file: its line end is
+// dropped, and a FIFO (which would block the start), a device that never ends
+// its line (/dev/zero) or a file over 64 KiB is refused with the reason, for
+// both http.token_file and tree.node_token_file.
+TEST(DaemonConfigTokenFile, TakesTheFirstLineOfASmallRegularFileAndRefusesTheRest) {
+  char dir_template[] = "/tmp/stallwatch-token-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string token = dir + "/token";
+  std::ofstream(token) << "s3cret\r\nsecond line\n";
+  const std::string big = dir + "/big";
+  std::ofstream(big) << std::string(65 << 10, 'x');
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+
+  for (const std::string section : {"http", "tree"}) {
+    const std::string key = section == "http" ? "token_file" : "node_token_file";
+    auto apply = [&](const std::string& path, DaemonConfig& c) {
+      return apply_toml("[" + section + "]\n" + key + " = \"" + path + "\"\n", "t.toml", c);
+    };
+    DaemonConfig c = default_daemon_config();
+    ASSERT_EQ(apply(token, c), "") << section;
+    EXPECT_EQ(section == "http" ? c.http_token : c.tree.node_token, "s3cret");
+    const std::pair<std::string, std::string> refused[] = {
+        {fifo, "not a regular file"},
+        {"/dev/zero", "not a regular file"},
+        {big, "larger than 64 KiB"},
+        {dir + "/missing", "No such file or directory"}};
+    for (const auto& [path, why] : refused) {
+      c = default_daemon_config();
+      const std::string error = apply(path, c);
+      EXPECT_NE(error.find(section + "." + key + ": cannot read '" + path + "': " + why),
+                std::string::npos)
+          << error;
+    }
+  }
+  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace
