@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <stallwatch/curve_key.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <memory>
@@ -149,6 +150,46 @@ const std::vector<std::string> kSeriesQueries = {
     "metric=steps_per_second&window=5s&seconds=30",
     "metric=fetch_seconds&window=total&seconds=30",
 };
+
+// The times of the first series' "t" that every series has, less the newest
+// of them: a daemon's series ends at its own now, so answers fetched a step
+// apart (as on a busy machine the fetches of a comparison can be) are a point
+// apart at each end, and a head's newest point lacks the ranks of a node whose
+// answer ended a step before the head's (merge_series). At the times they
+// share, they are equal.
+json common_times(const std::vector<const json*>& all) {
+  json out = json::array();
+  for (const json& t : (*all.front())["t"]) {
+    bool everywhere = true;
+    for (const json* s : all)
+      everywhere =
+          everywhere && std::find((*s)["t"].begin(), (*s)["t"].end(), t) != (*s)["t"].end();
+    if (everywhere) out.push_back(t);
+  }
+  if (!out.empty()) out.erase(out.end() - 1);
+  return out;
+}
+
+// `series` at `times` only (each one of its "t").
+json at_times(const json& series, const json& times) {
+  std::vector<std::size_t> keep;
+  for (std::size_t p = 0; p < series["t"].size(); ++p) {
+    if (std::find(times.begin(), times.end(), series["t"][p]) != times.end()) keep.push_back(p);
+  }
+  auto pick = [&](const json& values) {
+    json out = json::array();
+    for (std::size_t p : keep)
+      out.push_back(values[p]);
+    return out;
+  };
+  json out = series;
+  out["t"] = pick(series["t"]);
+  out["mean"] = pick(series["mean"]);
+  out["max"] = pick(series["max"]);
+  for (json& r : out["ranks"])
+    r["values"] = pick(r["values"]);
+  return out;
+}
 
 // Points of `series` with a value for every rank.
 std::size_t full_points(const json& series) {
@@ -313,7 +354,13 @@ TEST(TreeTest, HeadServesNodesRanksEqualToOneCollectorAndANestedHeadForwardsThem
           want = series_of(single, q);
           mid = series_of(*head.daemon, q);
           at = series_of(*top.daemon, q);
-          return want.is_object() && mid == want && at == want;
+          if (!want.is_object() || !mid.is_object() || !at.is_object()) return false;
+          const std::size_t points = want["t"].size();
+          const json times = common_times({&want, &mid, &at});
+          want = at_times(want, times);
+          mid = at_times(mid, times);
+          at = at_times(at, times);
+          return want["t"].size() + 3 >= points && mid == want && at == want;
         },
         10s, 100ms))
         << q << "\nsingle: " << want.dump() << "\nhead: " << mid.dump() << "\ntop: " << at.dump();

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "tree_config.h"
 
-
 #include "config/toml_fields.h"
 #include "ingest/endpoint_scope.h"
 #include "token_file.h"
