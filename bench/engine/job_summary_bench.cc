@@ -60,7 +60,6 @@ JobSnapshot make_job(std::size_t ranks) {
       m.window_ns = windows_ns[w];
       m.start_ns = kNow - windows_ns[w];
       m.end_ns = kNow;
-      m.wall_seconds = static_cast<double>(windows_ns[w]) / kSecond;
       for (const MetricField& f : collector::metric_fields()) {
         if (f.is_count()) {
           m.*f.count = rng() % 100000;
