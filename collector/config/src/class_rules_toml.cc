@@ -115,7 +115,7 @@ std::string class_rules_from_toml(const toml::value& classes, std::string_view f
 std::string parse_class_rules_toml(std::string_view text, std::string_view file_name,
                                    ClassRulesConfig& out) {
   const std::string name(file_name.empty() ? "<config>" : file_name);
-  if (auto err = check_toml_utf8(text, name); !err.empty()) return err;
+  if (auto err = check_toml_text(text, name); !err.empty()) return err;
   toml::value root;
   try {
     std::istringstream in{std::string(text)};

@@ -5,6 +5,44 @@
 
 namespace stallwatch::collector {
 
+namespace {
+
+// Index of the last character of the string that opens at text[open] with
+// `quote` (" basic, ' literal; tripled: multi-line), or text.size() when it
+// does not close. A single-line string stops before a newline (the caller
+// counts it); `line` counts the newlines inside a multi-line one. Up to two
+// quotes right before a multi-line closing delimiter belong to the string.
+std::size_t skip_string(std::string_view text, std::size_t open, char quote, std::size_t& line) {
+  const bool escapes = quote == '"';
+  const bool multi = text.size() - open >= 3 && text[open + 1] == quote && text[open + 2] == quote;
+  for (std::size_t i = open + (multi ? 3 : 1); i < text.size(); ++i) {
+    const char c = text[i];
+    if (escapes && c == '\\') {
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++line;
+      ++i;
+    } else if (c == '\n') {
+      if (!multi) return i - 1;
+      ++line;
+    } else if (c == quote) {
+      if (!multi) return i;
+      if (i + 2 < text.size() && text[i + 1] == quote && text[i + 2] == quote) {
+        i += 2;
+        for (int extra = 0; extra < 2 && i + 1 < text.size() && text[i + 1] == quote; ++extra)
+          ++i;
+        return i;
+      }
+    }
+  }
+  return text.size();
+}
+
+}  // namespace
+
+std::string check_toml_text(std::string_view text, std::string_view file_name) {
+  if (auto err = check_toml_utf8(text, file_name); !err.empty()) return err;
+  return check_toml_nesting(text, file_name);
+}
+
 std::string check_toml_utf8(std::string_view text, std::string_view file_name) {
   if (simdjson::validate_utf8(text.data(), text.size())) return {};
   // A newline is never inside a multi-byte sequence: the first line that is
@@ -18,6 +56,41 @@ std::string check_toml_utf8(std::string_view text, std::string_view file_name) {
   }
   return std::string(file_name) + ":" + std::to_string(line) +
          ": not valid UTF-8 (a TOML file must be UTF-8)";
+}
+
+std::string check_toml_nesting(std::string_view text, std::string_view file_name) {
+  int depth = 0;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    switch (text[i]) {
+      case '\n':
+        ++line;
+        break;
+      case '#':  // a comment, to the end of its line
+        while (i + 1 < text.size() && text[i + 1] != '\n')
+          ++i;
+        break;
+      case '"':
+      case '\'':
+        i = skip_string(text, i, text[i], line);
+        break;
+      case '[':
+      case '{':
+        if (++depth > kMaxTomlNesting) {
+          return std::string(file_name) + ":" + std::to_string(line) +
+                 ": arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) +
+                 " deep";
+        }
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return {};
 }
 
 }  // namespace stallwatch::collector

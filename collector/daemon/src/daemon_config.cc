@@ -420,7 +420,7 @@ bool parse_host_port(std::string_view text, std::string& host, std::uint16_t& po
 
 std::string apply_toml(std::string_view toml_text, std::string_view file_name,
                        DaemonConfig& config) {
-  if (auto err = check_toml_utf8(toml_text, file_name); !err.empty()) return err;
+  if (auto err = check_toml_text(toml_text, file_name); !err.empty()) return err;
   toml::value root;
   try {
     std::istringstream in{std::string(toml_text)};

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "config/class_presets.h"
 
 namespace stallwatch::collector {
@@ -58,6 +60,13 @@ TEST(ClassRulesToml, TextThatIsNotUtf8IsRejectedWithItsLine) {
   ClassRulesConfig config;
   EXPECT_EQ(parse_class_rules_toml("[classes]\npreset = 'f\xd4'\n", "rules.toml", config),
             "rules.toml:2: not valid UTF-8 (a TOML file must be UTF-8)");
+}
+
+TEST(ClassRulesToml, ArraysNestedTooDeepAreRejectedWithTheirLine) {
+  ClassRulesConfig config;
+  EXPECT_EQ(parse_class_rules_toml("[classes]\nrule = " + std::string(20000, '{') + "\n",
+                                   "rules.toml", config),
+            "rules.toml:2: arrays and inline tables nested more than 64 deep");
 }
 
 TEST(ClassRulesToml, DefaultsToTheDefaultPreset) {

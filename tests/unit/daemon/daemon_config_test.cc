@@ -142,6 +142,18 @@ TEST(ApplyToml, ErrorsNameFileLineAndKey) {
 // toml11 3.7 reads past the end of a literal string holding a byte that is
 // not UTF-8 (found by config_toml_fuzz); the text is rejected before it
 // parses, naming the line. The key below is the fuzzer's input.
+// toml11 3.7 parses nested arrays by recursion: config_toml_fuzz overflowed
+// the stack with 1 240 levels (under ASan), and a 20 000-level line crashed
+// the release daemon. Such text is refused before toml11 sees it.
+TEST(ApplyToml, ArraysNestedTooDeepAreRejectedWithTheirLine) {
+  DaemonConfig c;
+  EXPECT_EQ(apply_toml("S= " + std::string(1240, '[') + "inpro", "x.toml", c),
+            "x.toml:1: arrays and inline tables nested more than 64 deep");
+  EXPECT_EQ(
+      apply_toml("[engine]\nlateness = \"2s\"\nx = " + std::string(20000, '[') + "\n", "x.toml", c),
+      "x.toml:3: arrays and inline tables nested more than 64 deep");
+}
+
 TEST(ApplyToml, TextThatIsNotUtf8IsRejectedWithItsLine) {
   DaemonConfig c;
   EXPECT_EQ(apply_toml("[engine]\nlateness = \"2s\"\n'f\xd4orget[_1after'\n", "x.toml", c),
