@@ -56,8 +56,12 @@ declare -A seeds=(
   [config_toml_fuzz]=$root/collector/daemon/fuzz/seeds
   [agent_env_fuzz]=$root/agent/fuzz/seeds
 )
+# config_toml_fuzz: its inputs reach ~33 000 coverage features each, and the
+# entropic schedule's bookkeeping per feature took half its time; without it
+# the target runs ~3.5x the inputs per second and found more coverage.
 declare -A flags=(
   [validator_fuzz]=-dict=$root/collector/ingest/fuzz/validator_fuzz.dict
+  [config_toml_fuzz]=-entropic=0
 )
 
 shm=/tmp
