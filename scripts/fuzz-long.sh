@@ -12,10 +12,11 @@
 #                        [--out DIR] [TARGET ...]
 #
 # TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz router_fuzz
-# config_toml_fuzz agent_env_fuzz (all by default). DIR (default
+# config_toml_fuzz agent_env_fuzz tree_report_fuzz (all by default). DIR (default
 # build/fuzz/long) keeps each target's corpus, logs and any crash input;
 # running again goes on from the corpus. Inputs are capped at 4 KiB (the
-# seeds are cut to that size); trace files are written under /dev/shm.
+# seeds are cut to that size; 16 KiB for tree_report_fuzz); trace files are
+# written under /dev/shm.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,16 +31,17 @@ while [[ $# -gt 0 ]]; do
     --runs) runs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz-long.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 out=${out:-$build/long}
 [[ ${#targets[@]} -gt 0 ]] || targets=(validator_fuzz journal_reader_fuzz trace_reader_fuzz
-  router_fuzz config_toml_fuzz agent_env_fuzz)
+  router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz)
 
-# name: the binary under the build, its seeds, extra libFuzzer flags.
+# name: the binary under the build, its seeds (folders, space-separated),
+# extra libFuzzer flags.
 declare -A binary=(
   [validator_fuzz]=collector/ingest/fuzz/validator_fuzz
   [journal_reader_fuzz]=collector/ingest/journal_reader_fuzz
@@ -47,6 +49,7 @@ declare -A binary=(
   [router_fuzz]=collector/serve/router_fuzz
   [config_toml_fuzz]=collector/daemon/config_toml_fuzz
   [agent_env_fuzz]=agent/agent_env_fuzz
+  [tree_report_fuzz]=collector/tree/tree_report_fuzz
 )
 declare -A seeds=(
   [validator_fuzz]=$build/collector/ingest/fuzz/corpus
@@ -55,13 +58,17 @@ declare -A seeds=(
   [router_fuzz]=$root/collector/serve/fuzz/seeds
   [config_toml_fuzz]=$root/collector/daemon/fuzz/seeds
   [agent_env_fuzz]=$root/agent/fuzz/seeds
+  [tree_report_fuzz]="$build/collector/tree/tree_report_fuzz_seeds $root/collector/tree/fuzz/regressions"
 )
+# tree_report_fuzz: a report frame of two ranks is 4 KiB; its seeds hold up
+# to three ticks of frames.
 # config_toml_fuzz: its inputs reach ~33 000 coverage features each, and the
 # entropic schedule's bookkeeping per feature took half its time; without it
 # the target runs ~3.5x the inputs per second and found more coverage.
 declare -A flags=(
   [validator_fuzz]=-dict=$root/collector/ingest/fuzz/validator_fuzz.dict
   [config_toml_fuzz]=-entropic=0
+  [tree_report_fuzz]=-max_len=16384
 )
 
 shm=/tmp
@@ -79,13 +86,14 @@ for name in "${targets[@]}"; do
   rm -f "$dir"/fuzz-*.log
   extra=()
   [[ -n ${flags[$name]:-} ]] && extra=("${flags[$name]}")
+  read -r -a seed_dirs <<< "${seeds[$name]}"
   start=$(date +%s)
   # -jobs runs JOBS processes of RUNS/JOBS inputs each, logs in fuzz-J.log.
   (cd "$dir" &&
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 TMPDIR=$shm \
       "$bin" -jobs="$jobs" -workers="$jobs" -runs=$(((runs + jobs - 1) / jobs)) -max_len=4096 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/" "${extra[@]}" \
-      corpus "${seeds[$name]}" > run.log 2>&1) || true
+      corpus "${seed_dirs[@]}" > run.log 2>&1) || true
   seconds=$(($(date +%s) - start))
   inputs=$(cat "$dir"/fuzz-*.log 2>/dev/null |
     awk '/^stat::number_of_executed_units:/ {n += $2} END {print n + 0}')

@@ -10,13 +10,20 @@ void write_gpu_counters(JsonWriter& w, const RankSnapshot& rank,
   constexpr double kNanosPerSecond = 1e9;
   w.begin_array();
   for (const GpuDeviceCounters& d : rank.gpu_counters.devices) {
+    const bool sampled = std::any_of(d.counters.begin(), d.counters.end(),
+                                     [](const GpuCounterReading& r) { return r.sampled(); });
     const std::int64_t sampled_ns = d.latest_ns();
     w.begin_object();
     w.key("device").integer(d.device);
-    w.key("sampled_ns").integer(sampled_ns);
-    w.key("age_seconds")
-        .number(static_cast<double>(std::max<std::int64_t>(rank.watermark_ns - sampled_ns, 0)) /
-                kNanosPerSecond);
+    if (sampled) {
+      w.key("sampled_ns").integer(sampled_ns);
+      w.key("age_seconds")
+          .number(static_cast<double>(std::max<std::int64_t>(rank.watermark_ns - sampled_ns, 0)) /
+                  kNanosPerSecond);
+    } else {  // a device whose every reading was NaN (a node's report may say so)
+      w.key("sampled_ns").null();
+      w.key("age_seconds").null();
+    }
     for (std::size_t c = 0; c < kGpuCounterCount; ++c) {
       const GpuCounterReading& r = d.counters[c];
       w.key(to_string(static_cast<GpuCounter>(c))).begin_object();

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -66,7 +67,8 @@ class Writer {
 };
 
 // Reads what Writer wrote; the first problem is kept in error() and every
-// later read leaves its value untouched.
+// later read leaves its value untouched. A 64-bit integer or double outside
+// +-2^62 is a problem too (in_range).
 class Reader {
  public:
   explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
@@ -93,7 +95,10 @@ class Reader {
       v = b != 0;
     } else if constexpr (std::is_arithmetic_v<T>) {
       if (!take(sizeof(T))) return;
-      std::memcpy(&v, in_.data() + pos_ - sizeof(T), sizeof(T));
+      T read;
+      std::memcpy(&read, in_.data() + pos_ - sizeof(T), sizeof(T));
+      if (!in_range(read)) return fail("value out of range");
+      v = read;
     } else if constexpr (std::is_same_v<T, std::string>) {
       std::uint32_t n = 0;
       (*this)(n);
@@ -121,6 +126,24 @@ class Reader {
     a.resize(n);
     for (E& e : a)
       (*this)(e);
+  }
+  // Times, counters and metrics a node's engine makes stay far inside
+  // +-2^62 (2^62 ns is 146 years); the head adds and subtracts them (clock
+  // offsets, ages, sums over ranks), which a value near the int64 limits
+  // would overflow. NaN is a metric without a value; infinities are refused.
+  template <class T>
+  static bool in_range(T v) {
+    constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::isnan(v) ||
+             (v >= -static_cast<double>(kLimit) && v <= static_cast<double>(kLimit));
+    } else if constexpr (sizeof(T) < 8) {
+      return true;
+    } else if constexpr (std::is_signed_v<T>) {
+      return v >= -kLimit && v <= kLimit;
+    } else {
+      return v <= static_cast<std::uint64_t>(kLimit);
+    }
   }
   bool take(std::size_t n) {
     if (n > in_.size() - pos_) {

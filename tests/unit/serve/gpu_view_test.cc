@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_backend.h"
+#include "gpu_counters_json.h"
 #include "router.h"
 #include "serve/prometheus_text.h"
 #include "stallwatch/device_lane.h"
@@ -59,6 +60,22 @@ TEST_F(GpuView, RankRowsCarryNvmlCountersPerDeviceAndWindow) {
   const json& none = d["ranks"][1];
   EXPECT_EQ(none["gpu_counters"], json::array()) << "a rank without NVML has an empty list";
   EXPECT_EQ(none["gpu_counters_ignored"], 0);
+}
+
+// tree_report_fuzz: a node may report a device none of whose readings has a
+// sample; its newest sample time was INT64_MIN and the age overflowed.
+TEST(GpuCountersJson, ADeviceWithoutASampleHasNoSampleTimeAndNoAge) {
+  RankSnapshot rank;
+  rank.watermark_ns = 901;
+  rank.gpu_counters.devices.emplace_back().device = 2;
+  std::string out;
+  JsonWriter w(out);
+  write_gpu_counters(w, rank, {"10s", "total"});
+  const json g = json::parse(out).at(0);
+  EXPECT_EQ(g["device"], 2);
+  EXPECT_TRUE(g["sampled_ns"].is_null()) << out;
+  EXPECT_TRUE(g["age_seconds"].is_null()) << out;
+  EXPECT_TRUE(g["power_watts"]["latest"].is_null()) << out;
 }
 
 TEST_F(GpuView, TimelineNamesDeviceLanes) {

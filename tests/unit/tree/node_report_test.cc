@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "tree_fixtures.h"
 
 namespace stallwatch::test {
@@ -152,6 +155,37 @@ TEST(NodeReport, RefusesTruncatedForeignAndOtherVersionFrames) {
   auto not_ours = frame;
   not_ours[0] = 'X';
   EXPECT_EQ(decode_report(not_ours, report), "not a node report");
+}
+
+// tree_report_fuzz: a GPU sample time of INT64_MIN from a node overflowed the
+// head's age computation. 64-bit values past +-2^62 (and infinities) are
+// refused; the largest allowed and NaN still travel.
+TEST(NodeReport, RefusesSixtyFourBitValuesPastTwoToTheSixtyTwo) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+  auto decode_with = [](auto&& change) {
+    Snapshot s = snapshot_with(1);
+    change(s.jobs[0].ranks[0]);
+    NodeReport report;
+    return decode_report(encode_reports(s, "node-a", "h:1")[0], report);
+  };
+  EXPECT_EQ(decode_with([](RankSnapshot& r) { r.clock_offset_ns = kLimit; }), "");
+  EXPECT_EQ(decode_with([](RankSnapshot& r) { r.clock_offset_ns = -kLimit; }), "");
+  EXPECT_EQ(decode_with([](RankSnapshot& r) { r.clock_offset_ns = kLimit + 1; }),
+            "value out of range");
+  EXPECT_EQ(decode_with([](RankSnapshot& r) {
+              r.gpu_counters.devices[0].counters[0].latest_ns =
+                  std::numeric_limits<std::int64_t>::min();
+            }),
+            "value out of range");
+  EXPECT_EQ(decode_with([](RankSnapshot& r) {
+              r.counters.events_received = std::numeric_limits<std::uint64_t>::max();
+            }),
+            "value out of range");
+  EXPECT_EQ(decode_with([](RankSnapshot& r) {
+              r.windows[0].wall_seconds = std::numeric_limits<double>::infinity();
+            }),
+            "value out of range");
+  EXPECT_EQ(decode_with([](RankSnapshot& r) { r.windows[0].wall_seconds = std::nan(""); }), "");
 }
 
 }  // namespace
