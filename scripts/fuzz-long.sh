@@ -12,7 +12,8 @@
 #                        [--out DIR] [TARGET ...]
 #
 # TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz router_fuzz
-# config_toml_fuzz agent_env_fuzz tree_report_fuzz (all by default). DIR (default
+# config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz (all by
+# default). DIR (default
 # build/fuzz/long) keeps each target's corpus, logs and any crash input;
 # running again goes on from the corpus. Inputs are capped at 4 KiB (the
 # seeds are cut to that size; 16 KiB for tree_report_fuzz); trace files are
@@ -31,14 +32,14 @@ while [[ $# -gt 0 ]]; do
     --runs) runs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz-long.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 out=${out:-$build/long}
 [[ ${#targets[@]} -gt 0 ]] || targets=(validator_fuzz journal_reader_fuzz trace_reader_fuzz
-  router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz)
+  router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz)
 
 # name: the binary under the build, its seeds (folders, space-separated),
 # extra libFuzzer flags.
@@ -50,6 +51,7 @@ declare -A binary=(
   [config_toml_fuzz]=collector/daemon/config_toml_fuzz
   [agent_env_fuzz]=agent/agent_env_fuzz
   [tree_report_fuzz]=collector/tree/tree_report_fuzz
+  [tree_series_fuzz]=collector/tree/tree_series_fuzz
 )
 declare -A seeds=(
   [validator_fuzz]=$build/collector/ingest/fuzz/corpus
@@ -59,6 +61,7 @@ declare -A seeds=(
   [config_toml_fuzz]=$root/collector/daemon/fuzz/seeds
   [agent_env_fuzz]=$root/agent/fuzz/seeds
   [tree_report_fuzz]="$build/collector/tree/tree_report_fuzz_seeds $root/collector/tree/fuzz/regressions"
+  [tree_series_fuzz]=$root/collector/tree/fuzz/series_seeds
 )
 # tree_report_fuzz: a report frame of two ranks is 4 KiB; its seeds hold up
 # to three ticks of frames.
