@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -25,33 +26,62 @@ std::string text(const Json& object, const char* key) {
   return f != nullptr && f->is_string() ? f->get<std::string>() : std::string();
 }
 
+// Every number read from a collector: a collector never sends one outside
+// +-2^62 (2^62 ns is 146 years), and the client subtracts times and converts
+// doubles to integers for display, which such a value would overflow. One
+// outside that range (or an integer out of its type's range) reads as
+// absent.
+constexpr double kLimit = 4611686018427387904.0;  // 2^62
+
+std::optional<double> number_value(const Json& v) {
+  if (!v.is_number()) return std::nullopt;
+  const double d = v.get<double>();
+  if (!(d >= -kLimit && d <= kLimit)) return std::nullopt;  // NaN and infinities too
+  return d;
+}
+
+std::optional<std::int64_t> int64_value(const Json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(kLimit)) return std::nullopt;
+    return static_cast<std::int64_t>(u);
+  }
+  if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i < -static_cast<std::int64_t>(kLimit) || i > static_cast<std::int64_t>(kLimit))
+      return std::nullopt;
+    return i;
+  }
+  if (const auto d = number_value(v)) return static_cast<std::int64_t>(*d);
+  return std::nullopt;
+}
+
 std::optional<double> number(const Json& object, std::string_view key) {
   const Json* f = field(object, key);
-  if (f == nullptr || !f->is_number()) return std::nullopt;
-  return f->get<double>();
+  return f == nullptr ? std::nullopt : number_value(*f);
 }
 
 std::int64_t int64(const Json& object, const char* key, std::int64_t fallback = 0) {
   const Json* f = field(object, key);
   if (f == nullptr) return fallback;
-  if (f->is_number_integer()) return f->get<std::int64_t>();
-  if (f->is_number_float()) return static_cast<std::int64_t>(f->get<double>());
-  return fallback;
+  return int64_value(*f).value_or(fallback);
 }
 
 std::uint64_t uint64(const Json& object, std::string_view key) {
   const Json* f = field(object, key);
   if (f == nullptr) return 0;
-  if (f->is_number_unsigned()) return f->get<std::uint64_t>();
-  if (f->is_number_integer())
-    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, f->get<std::int64_t>()));
-  return 0;
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, int64_value(*f).value_or(0)));
 }
 
 std::optional<std::int32_t> optional_int(const Json& object, const char* key) {
   const Json* f = field(object, key);
   if (f == nullptr || !f->is_number_integer()) return std::nullopt;
-  return static_cast<std::int32_t>(f->get<std::int64_t>());
+  const auto v = int64_value(*f);
+  if (!v || *v < std::numeric_limits<std::int32_t>::min() ||
+      *v > std::numeric_limits<std::int32_t>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<std::int32_t>(*v);
 }
 
 const Json& array_or_empty(const Json& object, const char* key) {
@@ -153,8 +183,7 @@ GpuReading gpu_reading(const Json& o) {
   GpuReading r;
   r.latest = number(o, "latest");
   for (const auto& [name, value] : object_or_empty(o, "mean").items()) {
-    r.mean.emplace(name,
-                   value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt);
+    r.mean.emplace(name, number_value(value));
   }
   return r;
 }
@@ -356,7 +385,7 @@ ParseResult<TimelineView> parse_timeline(std::string_view json) {
     thread.tid = int64(o, "tid");
     thread.role = text(o, "role");
     if (const Json* d = field(o, "device"); d != nullptr && d->is_number_integer())
-      thread.device = d->get<std::int64_t>();
+      thread.device = int64_value(*d);
     thread.label = text(o, "label");
     t.threads.push_back(std::move(thread));
   }
@@ -387,11 +416,11 @@ ParseResult<SeriesView> parse_series(std::string_view json) {
   s.metric = text(*doc, "metric");
   s.window = text(*doc, "window");
   for (const Json& t : array_or_empty(*doc, "t"))
-    s.t.push_back(t.is_number() ? t.get<double>() : 0.0);
+    s.t.push_back(number_value(t).value_or(0.0));
   for (const Json& r : array_or_empty(*doc, "ranks")) {
     auto& values = s.ranks[static_cast<std::int32_t>(int64(r, "rank"))];
     for (const Json& v : array_or_empty(r, "values")) {
-      values.push_back(v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt);
+      values.push_back(number_value(v));
     }
     values.resize(s.t.size());
   }

@@ -163,6 +163,31 @@ TEST(ApiParseTest, MalformedBodiesAreErrorsNotCrashes) {
   EXPECT_EQ(page.value->jobs[0].ranks, 0u);
 }
 
+// tui_api_fuzz: a float time of 1e300 was converted to int64, which is
+// undefined. A number past +-2^62 (or an integer past its type) reads as
+// absent, as a mistyped one does; 2^62 itself still reads.
+TEST(ApiParseTest, NumbersPastTwoToTheSixtyTwoReadAsAbsent) {
+  for (const char* now :
+       {"1e300", "-1e300", "4611686018427387905", "-4611686018427387905", "18446744073709551615"}) {
+    const auto page = parse_jobs_page(std::string(R"({"now_ns": )") + now + R"(, "jobs": []})");
+    ASSERT_TRUE(page.ok()) << now;
+    EXPECT_EQ(page.value->now_ns, 0) << now;
+  }
+  auto page = parse_jobs_page(R"({"now_ns": 4611686018427387904, "tick": 1e300, "jobs": []})");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page.value->now_ns, std::int64_t{1} << 62);
+  EXPECT_EQ(page.value->tick, 0u);
+  page = parse_jobs_page(R"({"now_ns": 1.7e18, "jobs": []})");
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page.value->now_ns, 1'700'000'000'000'000'000);
+  const auto series =
+      parse_series(R"({"t": [1, 1e300], "ranks": [{"rank": 1, "values": [0.5, -1e300]}]})");
+  ASSERT_TRUE(series.ok());
+  EXPECT_EQ(series.value->t, (std::vector<double>{1, 0}));
+  EXPECT_EQ(series.value->ranks.at(1)[0], 0.5);
+  EXPECT_FALSE(series.value->ranks.at(1)[1].has_value());
+}
+
 TEST(ApiParseTest, TimelineSeriesStatusAndErrors) {
   const auto t =
       parse_timeline(R"({"job": "j", "rank": 3, "from_ns": 10, "to_ns": 20, "truncated": true,
