@@ -377,6 +377,13 @@ ParseResult<TimelineView> parse_timeline(std::string_view json) {
   t.rank = static_cast<std::int32_t>(int64(*doc, "rank"));
   t.from_ns = int64(*doc, "from_ns");
   t.to_ns = int64(*doc, "to_ns");
+  // A collector's timeline spans at most its history (hours); the client
+  // divides the span into columns.
+  constexpr std::uint64_t kMaxSpanNs = 7ULL * 24 * 3600 * 1'000'000'000;
+  if (t.to_ns < t.from_ns ||
+      static_cast<std::uint64_t>(t.to_ns) - static_cast<std::uint64_t>(t.from_ns) > kMaxSpanNs) {
+    return failure<TimelineView>("response has no 'from_ns' to 'to_ns' span of at most a week");
+  }
   const Json* truncated = field(*doc, "truncated");
   t.truncated = truncated != nullptr && truncated->is_boolean() && truncated->get<bool>();
   for (const Json& o : array_or_empty(*doc, "threads")) {

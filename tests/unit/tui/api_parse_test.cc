@@ -186,6 +186,13 @@ TEST(ApiParseTest, NumbersPastTwoToTheSixtyTwoReadAsAbsent) {
   EXPECT_EQ(series.value->t, (std::vector<double>{1, 0}));
   EXPECT_EQ(series.value->ranks.at(1)[0], 0.5);
   EXPECT_FALSE(series.value->ranks.at(1)[1].has_value());
+  // Two times in range can still be 2^63 apart: a timeline spans at most a
+  // week, from before to.
+  EXPECT_FALSE(parse_timeline(R"({"from_ns": -4611686018427387904, "to_ns": 4611686018427387904,
+                                   "regions": []})")
+                   .ok());
+  EXPECT_FALSE(parse_timeline(R"({"from_ns": 2, "to_ns": 1, "regions": []})").ok());
+  EXPECT_TRUE(parse_timeline(R"({"from_ns": 1, "to_ns": 1, "regions": []})").ok());
 }
 
 TEST(ApiParseTest, TimelineSeriesStatusAndErrors) {
