@@ -13,11 +13,11 @@
 #
 # TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz router_fuzz
 # config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz
-# tui_api_fuzz (all by default). DIR (default build/fuzz/long) keeps each
+# tui_api_fuzz execution_trace_fuzz (all by default). DIR (default build/fuzz/long) keeps each
 # target's corpus, logs and any crash input; running again goes on from the
-# corpus. Inputs are capped at 4 KiB, 16 KiB for tree_report_fuzz and 64 KiB
-# for tui_api_fuzz (the seeds are cut to that size); trace files are written
-# under /dev/shm.
+# corpus. Inputs are capped at 4 KiB, 16 KiB for tree_report_fuzz, 32 KiB for
+# execution_trace_fuzz and 64 KiB for tui_api_fuzz (the seeds are cut to that
+# size); trace files are written under /dev/shm.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +39,8 @@ while [[ $# -gt 0 ]]; do
 done
 out=${out:-$build/long}
 [[ ${#targets[@]} -gt 0 ]] || targets=(validator_fuzz journal_reader_fuzz trace_reader_fuzz
-  router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz tui_api_fuzz)
+  router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz tui_api_fuzz
+  execution_trace_fuzz)
 
 # name: the binary under the build, its seeds (folders, space-separated),
 # extra libFuzzer flags.
@@ -53,6 +54,7 @@ declare -A binary=(
   [tree_report_fuzz]=collector/tree/tree_report_fuzz
   [tree_series_fuzz]=collector/tree/tree_series_fuzz
   [tui_api_fuzz]=dashboard/tui/tui_api_fuzz
+  [execution_trace_fuzz]=collector/analyze/execution_trace_fuzz
 )
 declare -A seeds=(
   [validator_fuzz]=$build/collector/ingest/fuzz/corpus
@@ -64,10 +66,11 @@ declare -A seeds=(
   [tree_report_fuzz]="$build/collector/tree/tree_report_fuzz_seeds $root/collector/tree/fuzz/regressions"
   [tree_series_fuzz]=$root/collector/tree/fuzz/series_seeds
   [tui_api_fuzz]="$root/dashboard/tui/fuzz/seeds $root/dashboard/tui/fuzz/regressions"
+  [execution_trace_fuzz]=$root/collector/analyze/fuzz/et_seeds
 )
 # tree_report_fuzz: a report frame of two ranks is 4 KiB; its seeds hold up
 # to three ticks of frames. tui_api_fuzz: its seeds are a real collector's
-# answers, up to 36 KiB.
+# answers, up to 36 KiB; execution_trace_fuzz's are Execution Traces of 18 KiB.
 # config_toml_fuzz: its inputs reach ~33 000 coverage features each, and the
 # entropic schedule's bookkeeping per feature took half its time; without it
 # the target runs ~3.5x the inputs per second and found more coverage.
@@ -76,6 +79,7 @@ declare -A flags=(
   [config_toml_fuzz]=-entropic=0
   [tree_report_fuzz]=-max_len=16384
   [tui_api_fuzz]=-max_len=65536
+  [execution_trace_fuzz]=-max_len=32768
 )
 
 shm=/tmp

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 namespace stallwatch::collector {
 
@@ -15,6 +16,35 @@ bool is_observer_root(const std::string& name) {
          name.find("execution_trace|process") != std::string::npos ||
          name.find("execution_graph|thread") != std::string::npos ||
          name.find("execution_graph|process") != std::string::npos;
+}
+
+// Arrays and objects nested deeper than this are refused: nlohmann's dump()
+// (of a node's input_shapes) recurses once per level, and 100 000 levels
+// overflow the stack. The observer writes a handful.
+constexpr int kMaxEtNesting = 256;
+
+// Whether `text` nests arrays and objects (outside strings) deeper than
+// `limit`. Unbalanced text is left to the JSON parser to refuse.
+bool nested_deeper_than(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
 }
 
 std::string read_all(const std::string& path, std::string& text) {
@@ -34,22 +64,38 @@ std::string read_all(const std::string& path, std::string& text) {
 std::string read_execution_trace(const std::string& path, ExecutionTrace& out) {
   std::string text;
   if (auto problem = read_all(path, text); !problem.empty()) return problem;
+  return parse_execution_trace(text, path, out);
+}
+
+std::string parse_execution_trace(std::string_view text, const std::string& name,
+                                  ExecutionTrace& out) {
+  if (nested_deeper_than(text, kMaxEtNesting)) {
+    return name + ": arrays and objects nested more than " + std::to_string(kMaxEtNesting) +
+           " deep (not an Execution Trace)";
+  }
   const auto doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("nodes") ||
       !doc["nodes"].is_array()) {
-    return path + ": not an Execution Trace (a JSON object with \"nodes\")";
+    return name + ": not an Execution Trace (a JSON object with \"nodes\")";
   }
-  out.file = path;
+  out.file = name;
   if (doc.contains("pid") && doc["pid"].is_number_integer())
     out.pid = doc["pid"].get<std::int64_t>();
+  // A field of another type than the observer writes is left out, as a
+  // missing one is (reading it as that type would throw).
+  auto integer = [](const nlohmann::json& node, const char* key, std::int64_t fallback) {
+    const auto it = node.find(key);
+    return it != node.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+  };
   for (const auto& node : doc["nodes"]) {
     ++out.nodes;
     if (!node.is_object() || !node.contains("rf_id") || !node["rf_id"].is_number_integer())
       continue;
     EtNode n;
     n.rf_id = node["rf_id"].get<std::int64_t>();
-    n.id = node.value("id", std::int64_t{-1});
-    n.name = node.value("name", std::string());
+    n.id = integer(node, "id", -1);
+    if (const auto it = node.find("name"); it != node.end() && it->is_string())
+      n.name = it->get<std::string>();
     if (node.contains("input_shapes")) n.input_shapes = node["input_shapes"].dump();
     if (node.contains("input_types")) n.input_types = node["input_types"].dump();
     if (!is_observer_root(n.name)) {

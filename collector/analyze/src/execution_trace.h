@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct ExecutionTrace {
 
 // Reads `path` (plain or gzip JSON); "" or why it could not.
 std::string read_execution_trace(const std::string& path, ExecutionTrace& out);
+// The same from the file's text; `name` names it in the error.
+std::string parse_execution_trace(std::string_view text, const std::string& name,
+                                  ExecutionTrace& out);
 
 // How an Execution Trace joined one Kineto rank, HTA's way: Kineto operator
 // events (cat cpu_op or user_annotation) carry the record-function id as
