@@ -22,6 +22,14 @@ void RemoteRanks::accept(std::span<const std::uint8_t> frame, std::int64_t now_n
   if (error.empty() && report.windows_ns != windows_ns_) {
     error = "node '" + report.node + "' keeps other windows than this head";
   }
+  // Both clocks are within +-2^62 (decode_report); a node more than 2^61 ns
+  // (73 years) off this head is refused, so that its offset added to a
+  // rank's (merge_into) cannot overflow.
+  constexpr std::int64_t kMaxNodeOffsetNs = std::int64_t{1} << 61;
+  if (error.empty() &&
+      (report.now_ns - now_ns > kMaxNodeOffsetNs || report.now_ns - now_ns < -kMaxNodeOffsetNs)) {
+    error = "node '" + report.node + "' has a clock more than 73 years off this head's";
+  }
   std::lock_guard lock(mutex_);
   ++stats_.reports_received;
   stats_.bytes_received += frame.size();

@@ -111,6 +111,28 @@ TEST(RemoteRanks, RefusesReportsOfOtherWindowsAndGarbage) {
   EXPECT_EQ(st.last_rejection, "not a node report");
 }
 
+// A node's clock offset is added to its ranks' (each within +-2^62); a node
+// more than 2^61 ns off the head is refused, so that the sum cannot overflow.
+TEST(RemoteRanks, RefusesANodeWhoseClockIsDecadesOff) {
+  RemoteRanks remote(kWindows, 2 * kS, 60 * kS);
+  constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+  Snapshot far = node_snapshot({0}, RankState::kActive);
+  far.now_ns = -kLimit;
+  far.jobs[0].ranks[0].clock_offset_ns = -kLimit;
+  feed(remote, far, "far", kS);
+  EXPECT_EQ(remote.stats().reports_rejected, 1u);
+  EXPECT_EQ(remote.stats().last_rejection,
+            "node 'far' has a clock more than 73 years off this head's");
+  Snapshot near = far;
+  near.now_ns = kS - (std::int64_t{1} << 61);  // just within
+  feed(remote, near, "near", kS);
+  EXPECT_EQ(remote.stats().reports_rejected, 1u);
+  Snapshot s = head_snapshot();
+  remote.merge_into(s, kS, EngineConfig{});
+  ASSERT_EQ(s.jobs[0].ranks.size(), 2u);
+  EXPECT_EQ(s.jobs[0].ranks[0].clock_offset_ns, -kLimit - (std::int64_t{1} << 61));
+}
+
 // A remote rank's clock offset is on the head's clock: its host's against
 // its node, plus the node's against the head (report time minus receive
 // time), so job views that put ranks of several nodes side by side line up.
