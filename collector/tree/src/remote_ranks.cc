@@ -22,13 +22,19 @@ void RemoteRanks::accept(std::span<const std::uint8_t> frame, std::int64_t now_n
   if (error.empty() && report.windows_ns != windows_ns_) {
     error = "node '" + report.node + "' keeps other windows than this head";
   }
-  // Both clocks are within +-2^62 (decode_report); a node more than 2^61 ns
-  // (73 years) off this head is refused, so that its offset added to a
-  // rank's (merge_into) cannot overflow.
-  constexpr std::int64_t kMaxNodeOffsetNs = std::int64_t{1} << 61;
-  if (error.empty() &&
-      (report.now_ns - now_ns > kMaxNodeOffsetNs || report.now_ns - now_ns < -kMaxNodeOffsetNs)) {
-    error = "node '" + report.node + "' has a clock more than 73 years off this head's";
+  // Clock offsets are added to each other (merge_into) and to times within
+  // +-2^62 (decode_report) when ranks' collectives are matched; a node more
+  // than 2^59 ns (18 years) off this head, or a rank as far off its node, is
+  // refused, so that no such sum can overflow.
+  constexpr std::int64_t kMaxOffsetNs = std::int64_t{1} << 59;
+  auto far = [&](std::int64_t offset) { return offset > kMaxOffsetNs || offset < -kMaxOffsetNs; };
+  if (error.empty() && far(report.now_ns - now_ns)) {
+    error = "node '" + report.node + "' has a clock more than 18 years off this head's";
+  }
+  for (const RankSnapshot& r : report.ranks) {
+    if (error.empty() && far(r.clock_offset_ns)) {
+      error = "node '" + report.node + "' has a rank whose clock is more than 18 years off";
+    }
   }
   std::lock_guard lock(mutex_);
   ++stats_.reports_received;

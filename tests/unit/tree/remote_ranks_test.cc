@@ -111,26 +111,33 @@ TEST(RemoteRanks, RefusesReportsOfOtherWindowsAndGarbage) {
   EXPECT_EQ(st.last_rejection, "not a node report");
 }
 
-// A node's clock offset is added to its ranks' (each within +-2^62); a node
-// more than 2^61 ns off the head is refused, so that the sum cannot overflow.
-TEST(RemoteRanks, RefusesANodeWhoseClockIsDecadesOff) {
+// Clock offsets are added to each other and to times when collectives are
+// matched: a node more than 2^59 ns off the head, or a rank as far off its
+// node, is refused, so that no sum can overflow.
+TEST(RemoteRanks, RefusesClocksDecadesOff) {
   RemoteRanks remote(kWindows, 2 * kS, 60 * kS);
-  constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+  constexpr std::int64_t kLimit = std::int64_t{1} << 59;
   Snapshot far = node_snapshot({0}, RankState::kActive);
-  far.now_ns = -kLimit;
-  far.jobs[0].ranks[0].clock_offset_ns = -kLimit;
+  far.now_ns = kS - kLimit - 1;
   feed(remote, far, "far", kS);
-  EXPECT_EQ(remote.stats().reports_rejected, 1u);
   EXPECT_EQ(remote.stats().last_rejection,
-            "node 'far' has a clock more than 73 years off this head's");
-  Snapshot near = far;
-  near.now_ns = kS - (std::int64_t{1} << 61);  // just within
+            "node 'far' has a clock more than 18 years off this head's");
+  Snapshot far_rank = node_snapshot({0}, RankState::kActive);
+  far_rank.jobs[0].ranks[0].clock_offset_ns = kLimit + 1;
+  feed(remote, far_rank, "odd", kS);
+  EXPECT_EQ(remote.stats().last_rejection,
+            "node 'odd' has a rank whose clock is more than 18 years off");
+  EXPECT_EQ(remote.stats().reports_rejected, 2u);
+
+  Snapshot near = node_snapshot({0}, RankState::kActive);  // both just within
+  near.now_ns = kS - kLimit;
+  near.jobs[0].ranks[0].clock_offset_ns = -kLimit;
   feed(remote, near, "near", kS);
-  EXPECT_EQ(remote.stats().reports_rejected, 1u);
+  EXPECT_EQ(remote.stats().reports_rejected, 2u);
   Snapshot s = head_snapshot();
   remote.merge_into(s, kS, EngineConfig{});
   ASSERT_EQ(s.jobs[0].ranks.size(), 2u);
-  EXPECT_EQ(s.jobs[0].ranks[0].clock_offset_ns, -kLimit - (std::int64_t{1} << 61));
+  EXPECT_EQ(s.jobs[0].ranks[0].clock_offset_ns, -2 * kLimit);
 }
 
 // A remote rank's clock offset is on the head's clock: its host's against
