@@ -23,6 +23,7 @@ namespace stallwatch::collector {
 namespace {
 
 constexpr std::uint32_t kNoName = std::numeric_limits<std::uint32_t>::max();
+constexpr std::size_t kNoLaunch = std::numeric_limits<std::size_t>::max();
 
 bool is_profiler_step(std::string_view name) {
   constexpr std::string_view kPrefix = "ProfilerStep#";
@@ -112,9 +113,16 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     rank.max_external_id = trace.max_external_id_;
     rank.host_pid = trace.host_pid_;
 
-    // CPU launches by correlation (the last one in file order wins).
-    std::unordered_map<std::int64_t, std::size_t> launch_of;
-    std::unordered_map<std::int64_t, bool> kernel_of;  // correlations of GPU rows
+    // Per correlation id: the last CPU row in file order with it (the
+    // launch), whether a GPU row has it, and how many CPU rows with it are
+    // kept (a GPU row is kept once per kept one). One map: a node per
+    // correlation, not three.
+    struct Correlation {
+      std::size_t launch = kNoLaunch;
+      bool kernel = false;
+      std::uint32_t kept = 0;
+    };
+    std::unordered_map<std::int64_t, Correlation> correlations;
     bool any_cpu = false;
     std::int64_t last_step_start = std::numeric_limits<std::int64_t>::min();
     std::int64_t first_cpu_start = std::numeric_limits<std::int64_t>::max();
@@ -122,12 +130,12 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& row = rows[i];
       if (row.stream != -1) {
-        if (row.stream > 0 && row.correlation != -1) kernel_of[row.correlation] = true;
+        if (row.stream > 0 && row.correlation != -1) correlations[row.correlation].kernel = true;
         continue;
       }
       any_cpu = true;
       first_cpu_start = std::min(first_cpu_start, row.ts_ns);
-      if (row.correlation != -1) launch_of[row.correlation] = i;
+      if (row.correlation != -1) correlations[row.correlation].launch = i;
       if (row.name != kNoName && is_profiler_step(trace.names_[row.name])) {
         rank.steps.push_back({row.ts_ns, row.dur_ns});
         any_step = true;
@@ -138,10 +146,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     const std::int64_t cut = any_step ? last_step_start : first_cpu_start;
     auto cpu_kept = [&](const Row& row) { return !filter || row.ts_ns < cut; };
 
-    // Kept CPU rows per correlation: a GPU row is kept once per match.
-    std::unordered_map<std::int64_t, std::uint32_t> kept_launches;
-    std::uint32_t kept_uncorrelated = 0;
-    // Whether each name is a launch: 0 unknown, 1 no, 2 yes.
+    // What each name is, decided once per name: 0 unknown, else 1 + value.
     std::vector<std::uint8_t> launch_name(trace.names_.size(), 0);
     auto is_launch = [&](std::uint32_t name) {
       if (name >= launch_name.size()) return false;
@@ -149,24 +154,44 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
         launch_name[name] = is_hta_launch_name(trace.names_[name]) ? 2 : 1;
       return launch_name[name] == 2;
     };
+    std::vector<std::uint8_t> kernel_type(trace.names_.size(), 0);
+    auto type_of = [&](std::uint32_t name) {
+      if (kernel_type[name] == 0)
+        kernel_type[name] = static_cast<std::uint8_t>(
+            1 + static_cast<std::uint8_t>(hta_kernel_type(trace.names_[name])));
+      return static_cast<HtaKernelType>(kernel_type[name] - 1);
+    };
+
+    // Kept CPU rows: counted first, so that each table is made room for once.
+    std::uint32_t kept_uncorrelated = 0;
+    std::size_t operators = 0;
+    std::size_t runtime = 0;
+    for (const Row& row : rows) {
+      if (row.stream != -1 || !cpu_kept(row)) continue;
+      operators += row.op ? 1 : 0;
+      if (row.correlation == -1) {
+        ++kept_uncorrelated;
+      } else {
+        ++correlations[row.correlation].kept;
+        ++runtime;
+      }
+    }
+    rank.operators.reserve(operators);
+    rank.runtime.reserve(runtime);
     for (const Row& row : rows) {
       if (row.stream != -1 || !cpu_kept(row)) continue;
       if (row.op)
         rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.external_id, row.name});
-      if (row.correlation == -1) {
-        ++kept_uncorrelated;
-        continue;
-      }
-      ++kept_launches[row.correlation];
-      HtaRuntimeRow runtime;
-      runtime.ts = row.ts_ns;
-      runtime.dur = row.dur_ns;
-      runtime.tid = row.tid;
-      runtime.correlation = row.correlation;
-      runtime.name = row.name;
-      runtime.has_kernel = kernel_of.count(row.correlation) != 0;
-      runtime.launch = is_launch(row.name);
-      rank.runtime.push_back(runtime);
+      if (row.correlation == -1) continue;
+      HtaRuntimeRow r;
+      r.ts = row.ts_ns;
+      r.dur = row.dur_ns;
+      r.tid = row.tid;
+      r.correlation = row.correlation;
+      r.name = row.name;
+      r.has_kernel = correlations[row.correlation].kernel;
+      r.launch = is_launch(row.name);
+      rank.runtime.push_back(r);
     }
     auto row_ts_if_kept = [&](std::uint64_t index) -> double {
       auto it = std::lower_bound(rows.begin(), rows.end(), index,
@@ -175,18 +200,21 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       if (it->stream == -1) return cpu_kept(*it) ? static_cast<double>(it->ts_ns) : std::nan("");
       return static_cast<double>(it->ts_ns);
     };
+    auto copies_of = [&](const Row& row) -> std::uint32_t {
+      if (!filter) return 1;
+      if (row.stream <= 0) return 0;
+      if (row.correlation == -1) return kept_uncorrelated;
+      auto it = correlations.find(row.correlation);
+      return it == correlations.end() ? 0 : it->second.kept;
+    };
+    std::size_t gpu = 0;
+    for (const Row& row : rows) {
+      if (row.stream != -1) gpu += copies_of(row);
+    }
+    rank.gpu.reserve(gpu);
     for (const Row& row : rows) {
       if (row.stream == -1) continue;
-      std::uint32_t copies = 1;
-      if (filter) {
-        if (row.stream <= 0) continue;
-        if (row.correlation == -1) {
-          copies = kept_uncorrelated;
-        } else {
-          auto it = kept_launches.find(row.correlation);
-          copies = it == kept_launches.end() ? 0 : it->second;
-        }
-      }
+      const std::uint32_t copies = copies_of(row);
       if (copies == 0) continue;
       HtaGpuRow g;
       g.ts = row.ts_ns;
@@ -194,12 +222,12 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       g.stream = row.stream;
       g.correlation = row.correlation;
       g.name = row.name;
-      g.type = hta_kernel_type(trace.names_[row.name]);
+      g.type = type_of(row.name);
       std::int64_t index_correlation = std::min<std::int64_t>(row.correlation, 0);
       if (row.stream > 0 && row.correlation != -1) {
-        auto it = launch_of.find(row.correlation);
-        if (it != launch_of.end())
-          index_correlation = static_cast<std::int64_t>(rows[it->second].index);
+        auto it = correlations.find(row.correlation);
+        if (it != correlations.end() && it->second.launch != kNoLaunch)
+          index_correlation = static_cast<std::int64_t>(rows[it->second.launch].index);
       }
       if (index_correlation >= 0)
         g.runtime_ts = row_ts_if_kept(static_cast<std::uint64_t>(index_correlation));
