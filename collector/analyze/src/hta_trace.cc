@@ -183,15 +183,8 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       if (row.op)
         rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.external_id, row.name});
       if (row.correlation == -1) continue;
-      HtaRuntimeRow r;
-      r.ts = row.ts_ns;
-      r.dur = row.dur_ns;
-      r.tid = row.tid;
-      r.correlation = row.correlation;
-      r.name = row.name;
-      r.has_kernel = correlations[row.correlation].kernel;
-      r.launch = is_launch(row.name);
-      rank.runtime.push_back(r);
+      rank.runtime.push_back({row.ts_ns, row.dur_ns, row.tid, row.correlation, row.name,
+                              correlations[row.correlation].kernel, is_launch(row.name)});
     }
     auto row_ts_if_kept = [&](std::uint64_t index) -> double {
       auto it = std::lower_bound(rows.begin(), rows.end(), index,
