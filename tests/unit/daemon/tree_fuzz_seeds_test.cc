@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The seeds of tree_report_fuzz stay reports a head takes: if the report
-// format or the fixture changed so that a seed was refused, the fuzzer would
-// start from garbage and never reach the merge.
+// The seeds of tree_report_fuzz stay reports the target's head takes: if the
+// report format or the seeds changed so that a seed was refused, the fuzzer
+// would start from garbage and never reach the merge.
 
 #include "tree_fuzz_seeds.h"
 
@@ -17,14 +17,14 @@ namespace {
 using namespace collector;
 
 TEST(TreeFuzzSeeds, AHeadOfTheTargetsWindowsAcceptsEveryFrameAndHoldsTheirRanks) {
-  std::vector<std::int64_t> windows = fuzz::kWindowsNs;
+  std::vector<std::int64_t> windows = collector::fuzz::kWindowsNs;
   windows.push_back(0);
-  const auto seeds = fuzz::tree_fuzz_seeds();
+  const auto seeds = collector::fuzz::tree_fuzz_seeds();
   ASSERT_GE(seeds.size(), 6u);
   for (const auto& [name, frames] : seeds) {
     SCOPED_TRACE(name);
     RemoteRanks head(windows, 5'000'000'000, 30'000'000'000);
-    std::int64_t now_ns = fuzz::kHeadStartNs;
+    std::int64_t now_ns = collector::fuzz::kHeadStartNs;
     std::set<std::int32_t> ranks;
     for (const auto& frame : frames) {
       // The target cuts the seed at each frame's magic: it must not occur

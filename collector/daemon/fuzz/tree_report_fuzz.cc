@@ -4,9 +4,9 @@
 // "SWNR" (the frames' magic); each piece goes to RemoteRanks::accept() one
 // second of the head's clock after the last, then the head's tick runs on
 // it: merge_into() an empty snapshot of the head, the API's JSON of every
-// job and `GET /metrics` with every optional family. Nothing may crash, leak,
-// report undefined behaviour or run out of memory; on top, a piece that
-// decode_report() refuses must be counted as refused.
+// job and `GET /metrics` with every optional family. Seeds: tree_fuzz_seeds.h. Nothing may crash,
+// leak, report undefined behaviour or run out of memory; on top, a piece that decode_report()
+// refuses must be counted as refused.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +24,7 @@
 #include "serve/snapshot_json.h"
 #include "tree/node_report.h"
 #include "tree/remote_ranks.h"
-#include "tree_fuzz_windows.h"
+#include "tree_fuzz_seeds.h"
 
 namespace {
 
@@ -43,8 +43,8 @@ void serve(const Snapshot& snapshot) {
   PublishedState state;
   state.snapshot = std::make_shared<const Snapshot>(snapshot);
   PrometheusConfig every;
-  every.per_rank_windows_ns = stallwatch::fuzz::kWindowsNs;
-  every.job_windows_ns = stallwatch::fuzz::kWindowsNs;
+  every.per_rank_windows_ns = fuzz::kWindowsNs;
+  every.job_windows_ns = fuzz::kWindowsNs;
   every.rank_activity = true;
   every.top_files = 10;
   prometheus_text(state, ServeStats{}, every);
@@ -53,7 +53,8 @@ void serve(const Snapshot& snapshot) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using stallwatch::fuzz::kWindowsNs;
+  using namespace stallwatch::collector;
+  using fuzz::kWindowsNs;
   EngineConfig config;
   config.windows_ns = kWindowsNs;
   std::vector<std::int64_t> windows = kWindowsNs;
@@ -61,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   RemoteRanks head(windows, 5'000'000'000, 30'000'000'000);
 
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  std::int64_t now_ns = stallwatch::fuzz::kHeadStartNs;
+  std::int64_t now_ns = fuzz::kHeadStartNs;
   for (std::size_t begin = 0; begin < input.size();) {
     std::size_t end = input.find("SWNR", begin + 1);
     if (end == std::string_view::npos) end = input.size();

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   const std::filesystem::path dir = argv[1];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  for (const auto& [name, frames] : stallwatch::fuzz::tree_fuzz_seeds()) {
+  for (const auto& [name, frames] : stallwatch::collector::fuzz::tree_fuzz_seeds()) {
     std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
     for (const auto& frame : frames) {
       out.write(reinterpret_cast<const char*>(frame.data()),
