@@ -13,7 +13,7 @@
 #
 # TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz router_fuzz
 # config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz
-# tui_api_fuzz execution_trace_fuzz (all by default). DIR (default build/fuzz/long) keeps each
+# tui_api_fuzz execution_trace_fuzz ingest_engine_fuzz (all by default). DIR (default build/fuzz/long) keeps each
 # target's corpus, logs and any crash input; running again goes on from the
 # corpus. Inputs are capped at 4 KiB, 16 KiB for tree_report_fuzz, 32 KiB for
 # execution_trace_fuzz and 64 KiB for tui_api_fuzz (the seeds are cut to that
@@ -40,7 +40,7 @@ done
 out=${out:-$build/long}
 [[ ${#targets[@]} -gt 0 ]] || targets=(validator_fuzz journal_reader_fuzz trace_reader_fuzz
   router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz tui_api_fuzz
-  execution_trace_fuzz)
+  execution_trace_fuzz ingest_engine_fuzz)
 
 # name: the binary under the build, its seeds (folders, space-separated),
 # extra libFuzzer flags (space-separated).
@@ -55,6 +55,7 @@ declare -A binary=(
   [tree_series_fuzz]=collector/tree/tree_series_fuzz
   [tui_api_fuzz]=dashboard/tui/tui_api_fuzz
   [execution_trace_fuzz]=collector/analyze/execution_trace_fuzz
+  [ingest_engine_fuzz]=collector/daemon/ingest_engine_fuzz
 )
 declare -A seeds=(
   [validator_fuzz]=$build/collector/ingest/fuzz/corpus
@@ -67,6 +68,7 @@ declare -A seeds=(
   [tree_series_fuzz]=$root/collector/tree/fuzz/series_seeds
   [tui_api_fuzz]="$root/dashboard/tui/fuzz/seeds $root/dashboard/tui/fuzz/regressions"
   [execution_trace_fuzz]=$root/collector/analyze/fuzz/et_seeds
+  [ingest_engine_fuzz]=$root/collector/daemon/fuzz/engine_seeds
 )
 # tree_report_fuzz: a report frame of two ranks is 4 KiB and its seeds hold
 # up to three ticks of frames; tui_api_fuzz's seeds are a real collector's
@@ -81,6 +83,7 @@ declare -A flags=(
   [tree_report_fuzz]="-max_len=16384 -entropic=0"
   [tui_api_fuzz]=-max_len=65536
   [execution_trace_fuzz]=-max_len=32768
+  [ingest_engine_fuzz]="-max_len=8192 -entropic=0"
 )
 
 shm=/tmp
