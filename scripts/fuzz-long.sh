@@ -13,9 +13,9 @@
 #
 # TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz router_fuzz
 # config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz
-# tui_api_fuzz execution_trace_fuzz ingest_engine_fuzz (all by default). DIR (default build/fuzz/long) keeps each
-# target's corpus, logs and any crash input; running again goes on from the
-# corpus. Inputs are capped at 4 KiB, 16 KiB for tree_report_fuzz, 32 KiB for
+# tui_api_fuzz execution_trace_fuzz ingest_engine_fuzz (all by default).
+# DIR (default build/fuzz/long) keeps each target's corpus, logs and any crash
+# input; running again goes on from the corpus. Inputs are capped at 4 KiB, 16 KiB for tree_report_fuzz, 32 KiB for
 # execution_trace_fuzz and 64 KiB for tui_api_fuzz (the seeds are cut to that
 # size); trace files are written under /dev/shm.
 set -euo pipefail
