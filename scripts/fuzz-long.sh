@@ -15,7 +15,8 @@
 # config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz
 # tui_api_fuzz execution_trace_fuzz ingest_engine_fuzz (all by default).
 # DIR (default build/fuzz/long) keeps each target's corpus, logs and any crash
-# input; running again goes on from the corpus. Inputs are capped at 4 KiB, 16 KiB for tree_report_fuzz, 32 KiB for
+# input; running again goes on from the corpus. Inputs are capped at 4 KiB,
+# 8 KiB for ingest_engine_fuzz, 16 KiB for tree_report_fuzz, 32 KiB for
 # execution_trace_fuzz and 64 KiB for tui_api_fuzz (the seeds are cut to that
 # size); trace files are written under /dev/shm.
 set -euo pipefail
@@ -32,7 +33,7 @@ while [[ $# -gt 0 ]]; do
     --runs) runs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz-long.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
