@@ -3,6 +3,8 @@
 
 #include <simdjson.h>
 
+#include <cctype>
+
 namespace stallwatch::collector {
 
 namespace {
@@ -74,6 +76,24 @@ std::string check_toml_nesting(std::string_view text, std::string_view file_name
       case '\'':
         i = skip_string(text, i, text[i], line);
         break;
+      case '0': {
+        // toml11 (3.7) doubles an int64 once per binary digit: past 63
+        // digits (leading zeros too) that overflows, which is undefined.
+        const bool starts =
+            i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
+                        text[i - 1] == '_' || text[i - 1] == '-' || text[i - 1] == '.');
+        if (!starts || i + 1 >= text.size() || text[i + 1] != 'b') break;
+        int digits = 0;
+        std::size_t j = i + 2;
+        for (; j < text.size() && (text[j] == '0' || text[j] == '1' || text[j] == '_'); ++j)
+          digits += text[j] == '_' ? 0 : 1;
+        if (digits > 63) {
+          return std::string(file_name) + ":" + std::to_string(line) +
+                 ": a binary integer with more than 63 digits";
+        }
+        i = j - 1;
+        break;
+      }
       case '[':
       case '{':
         if (++depth > kMaxTomlNesting) {
