@@ -14,17 +14,13 @@
 #include <cstring>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "engine/batch_preparer.h"
 #include "engine/engine.h"
 #include "engine/name_table.h"
+#include "fuzz_serve.h"
 #include "ingest/batch_decoder.h"
-#include "serve/prometheus_text.h"
-#include "serve/published_state.h"
-#include "serve/serve_stats.h"
-#include "serve/snapshot_json.h"
 
 namespace {
 
@@ -36,22 +32,8 @@ constexpr std::int64_t kNowNs = 1'700'000'000'000'000'000 + 50'000'000;
 
 void serve(const std::shared_ptr<const Snapshot>& snapshot, const Engine& engine,
            const EngineConfig& config) {
-  std::string out;
-  JsonWriter w(out);
-  const SnapshotJson json(*snapshot);
-  json.write_jobs(w);
-  PublishedState state;
-  state.snapshot = snapshot;
-  PrometheusConfig every;
-  every.per_rank_windows_ns = config.windows_ns;
-  every.job_windows_ns = config.windows_ns;
-  every.rank_activity = true;
-  every.top_files = 10;
-  prometheus_text(state, ServeStats{}, every);
+  fuzz::serve_snapshot(snapshot, config.windows_ns);
   for (const JobSnapshot& job : snapshot->jobs) {
-    out.clear();
-    JsonWriter detail(out);
-    json.write_job_detail(detail, job);
     for (const RankSnapshot& rank : job.ranks)
       (void)engine.timeline(job.job, rank.rank, 60);
     for (const std::string_view metric : Engine::series_metric_names())

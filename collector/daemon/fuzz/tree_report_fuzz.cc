@@ -3,54 +3,25 @@
 // nodes (docs/design.md, "Collector tree"). The input is cut before every
 // "SWNR" (the frames' magic); each piece goes to RemoteRanks::accept() one
 // second of the head's clock after the last, then the head's tick runs on
-// it: merge_into() an empty snapshot of the head, the API's JSON of every
-// job and `GET /metrics` with every optional family. Seeds: tree_fuzz_seeds.h. Nothing may crash,
-// leak, report undefined behaviour or run out of memory; on top, a piece that decode_report()
-// refuses must be counted as refused.
+// it: merge_into() an empty snapshot of the head, then what the API serves
+// from it (fuzz_serve.h). Seeds: tree_fuzz_seeds.h. Nothing may crash, leak,
+// report undefined behaviour or run out of memory; on top, a piece that
+// decode_report() refuses must be counted as refused.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <span>
-#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/engine_config.h"
-#include "serve/prometheus_text.h"
-#include "serve/published_state.h"
-#include "serve/serve_stats.h"
-#include "serve/snapshot_json.h"
+#include "fuzz_serve.h"
 #include "tree/node_report.h"
 #include "tree/remote_ranks.h"
 #include "tree_fuzz_seeds.h"
-
-namespace {
-
-using namespace stallwatch::collector;
-
-void serve(const Snapshot& snapshot) {
-  std::string out;
-  JsonWriter w(out);
-  const SnapshotJson json(snapshot);
-  json.write_jobs(w);
-  for (const JobSnapshot& job : snapshot.jobs) {
-    out.clear();
-    JsonWriter detail(out);
-    json.write_job_detail(detail, job);
-  }
-  PublishedState state;
-  state.snapshot = std::make_shared<const Snapshot>(snapshot);
-  PrometheusConfig every;
-  every.per_rank_windows_ns = fuzz::kWindowsNs;
-  every.job_windows_ns = fuzz::kWindowsNs;
-  every.rank_activity = true;
-  every.top_files = 10;
-  prometheus_text(state, ServeStats{}, every);
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace stallwatch::collector;
@@ -81,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     snapshot.windows_ns = windows;
     snapshot.verdict_window_ns = kWindowsNs.front();
     head.merge_into(snapshot, now_ns, config);
-    serve(snapshot);
+    fuzz::serve_snapshot(std::make_shared<const Snapshot>(std::move(snapshot)), kWindowsNs);
     now_ns += 1'000'000'000;
   }
   return 0;
