@@ -128,6 +128,11 @@ inline constexpr std::uint32_t kCbidCuLaunchKernelPtsz = 442;
 inline constexpr std::uint32_t kCbidCuLaunchKernelEx = 652;
 inline constexpr std::uint32_t kCbidCuLaunchKernelExPtsz = 653;
 
+// Callback ids of either API lie below this bound in every CUPTI so far
+// (CUDA 13.0: 523 runtime, 807 driver); the API filter switches off each id
+// below it that is not a launch call.
+inline constexpr std::uint32_t kApiCbidLimit = 1024;
+
 // CUpti_ActivityMemcpyKind values named in event names.
 inline constexpr std::uint8_t kMemcpyHtoD = 1;
 inline constexpr std::uint8_t kMemcpyPtoP = 10;
@@ -152,5 +157,7 @@ using GetNextRecordFn = Result (*)(std::uint8_t* buffer, std::size_t valid_size,
 using GetNumDroppedRecordsFn = Result (*)(void* context, std::uint32_t stream_id,
                                           std::size_t* dropped);
 using GetTimestampFn = Result (*)(std::uint64_t* timestamp);
+// cuptiActivityEnableRuntimeApi / cuptiActivityEnableDriverApi (CUDA 12.x+).
+using ActivityEnableApiFn = Result (*)(std::uint32_t cbid, std::uint8_t enable);
 
 }  // namespace stallwatch::agent::cupti

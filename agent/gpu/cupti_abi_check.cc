@@ -54,6 +54,8 @@ static_assert(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 == kCbidLaunchK
 static_assert(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 ==
               kCbidLaunchKernelInternalPtsz);
 #endif
+static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kApiCbidLimit);
+static_assert(CUPTI_DRIVER_TRACE_CBID_SIZE <= kApiCbidLimit);
 static_assert(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED == kFlushForced);
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD == kMemcpyHtoD);
 static_assert(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP == kMemcpyPtoP);

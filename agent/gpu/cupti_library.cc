@@ -71,6 +71,8 @@ bool resolve_all(void* handle, const std::string& path, CuptiLibrary& lib, std::
   }
   std::string optional;
   resolve(handle, "cuptiGetResultString", lib.get_result_string, optional);
+  resolve(handle, "cuptiActivityEnableRuntimeApi", lib.enable_runtime_api, optional);
+  resolve(handle, "cuptiActivityEnableDriverApi", lib.enable_driver_api, optional);
   lib.path = path;
   lib.get_version(&lib.api_version);
   return true;

@@ -37,6 +37,9 @@ struct CuptiLibrary {
   cupti::GetNumDroppedRecordsFn get_num_dropped_records = nullptr;
   cupti::GetTimestampFn get_timestamp = nullptr;
   cupti::GetResultStringFn get_result_string = nullptr;  // optional
+  // Optional: per-call switches of the RUNTIME and DRIVER kinds.
+  cupti::ActivityEnableApiFn enable_runtime_api = nullptr;
+  cupti::ActivityEnableApiFn enable_driver_api = nullptr;
   std::string path;
   std::string reason;
   std::uint32_t api_version = 0;

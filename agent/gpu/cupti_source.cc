@@ -29,6 +29,23 @@ constexpr std::size_t kDefaultStopWaitMs = 2000;
 constexpr std::size_t kSmallestRecordBytes = 64;
 constexpr std::size_t kMinFlushEvery = 64;
 constexpr int kClockSampleTries = 3;
+
+// Switches off the records of every call of an enabled API kind but the
+// launch calls (`launch_name` non-empty): PyTorch makes several runtime calls
+// per launch (cudaGetDevice, cudaStreamIsCapturing, ...), which CUPTI would
+// time and write only for the parser to skip them. The kind must be enabled
+// first: enabling it turns every call back on. False when this libcupti has
+// no per-call switches or refused them all.
+bool record_only_launches(cupti::ActivityEnableApiFn enable_api,
+                          std::string_view (*launch_name)(std::uint32_t) noexcept) noexcept {
+  if (enable_api == nullptr) return false;
+  bool switched = false;
+  for (std::uint32_t cbid = 1; cbid < cupti::kApiCbidLimit; ++cbid) {
+    if (!launch_name(cbid).empty()) continue;
+    switched = enable_api(cbid, 0) == cupti::kSuccess || switched;
+  }
+  return switched;
+}
 constexpr std::array<cupti::ActivityKind, 3> kKinds{cupti::kActivityConcurrentKernel,
                                                     cupti::kActivityMemcpy, cupti::kActivityMemset};
 
@@ -116,7 +133,7 @@ bool CuptiSource::start(std::string& why) noexcept {
       return true;
     }
     if (!arm(why)) return false;
-    set_status(library);
+    set_status(library + launch_note());
     return true;
   } catch (...) {
     why = "out of memory while starting CUPTI";
@@ -156,6 +173,11 @@ bool CuptiSource::enable_kinds(std::string& why) noexcept {
   launches_ = env_size("STALLWATCH_CUPTI_LAUNCHES", 1, 0, 1) == 1 &&
               lib_.activity_enable(cupti::kActivityRuntime) == cupti::kSuccess;
   driver_launches_ = launches_ && lib_.activity_enable(cupti::kActivityDriver) == cupti::kSuccess;
+  api_filtered_ = launches_ && env_size("STALLWATCH_CUPTI_API_FILTER", 1, 0, 1) == 1 &&
+                  record_only_launches(lib_.enable_runtime_api, launch_call_name);
+  if (api_filtered_ && driver_launches_) {
+    api_filtered_ = record_only_launches(lib_.enable_driver_api, driver_launch_call_name);
+  }
   for (std::size_t i = 0; i < kKinds.size(); ++i) {
     const cupti::Result rc = lib_.activity_enable(kKinds[i]);
     if (rc == cupti::kSuccess) continue;
@@ -163,7 +185,7 @@ bool CuptiSource::enable_kinds(std::string& why) noexcept {
       lib_.activity_disable(kKinds[j]);
     if (launches_) lib_.activity_disable(cupti::kActivityRuntime);
     if (driver_launches_) lib_.activity_disable(cupti::kActivityDriver);
-    launches_ = driver_launches_ = false;
+    launches_ = driver_launches_ = api_filtered_ = false;
     try {
       why = failure(lib_, "cuptiActivityEnable", rc);
     } catch (...) {
@@ -172,6 +194,13 @@ bool CuptiSource::enable_kinds(std::string& why) noexcept {
     return false;
   }
   return true;
+}
+
+std::string CuptiSource::launch_note() const {
+  if (!launches_) return "; no launch records";
+  const char* apis = driver_launches_ ? "runtime and driver" : "runtime";
+  return std::string("; ") + apis +
+         (api_filtered_ ? " launch calls only" : " calls (launch calls kept by the parser)");
 }
 
 void CuptiSource::disable_kinds() noexcept {
@@ -188,7 +217,7 @@ void CuptiSource::poll(std::int64_t now_ns) noexcept {
     std::string why;
     try {
       if (arm(why)) {
-        set_status(lib_.path + ": " + lib_.reason);
+        set_status(lib_.path + ": " + lib_.reason + launch_note());
         return;
       }
       set_status(why + ", found once the program initialized CUDA");
@@ -210,7 +239,7 @@ void CuptiSource::poll(std::int64_t now_ns) noexcept {
   const std::size_t out = pool_.outstanding();
   if (out == 0) {
     pacer_.note_progress(now_ns);
-  } else if (pacer_.force_due(out, now_ns)) {
+  } else if (pacer_.force_due(out, pool_.capacity(), now_ns)) {
     forced_flushes_.fetch_add(1, std::memory_order_relaxed);
     lib_.flush_all(cupti::kFlushForced);
     pacer_.note_progress(now_ns);

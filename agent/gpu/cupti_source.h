@@ -127,11 +127,15 @@ class CuptiSource final : public GpuSource {
   bool enable_kinds(std::string& why) noexcept;
   void disable_kinds() noexcept;
   void set_status(std::string text);
+  // What of the launch calls is recorded, for the status ("; runtime and
+  // driver launch calls only").
+  std::string launch_note() const;
 
   CuptiLibrary lib_;
   bool loaded_ = false;
   bool launches_ = false;         // RUNTIME records (launch calls) are enabled
   bool driver_launches_ = false;  // and DRIVER records
+  bool api_filtered_ = false;     // CUPTI records only their launch calls
   std::atomic<State> state_{State::kIdle};
   pid_t armed_pid_ = 0;  // the process that armed CUPTI last
   bool forked_ = false;  // this process is a child forked from one that armed it

@@ -12,6 +12,7 @@ void DeliveryPacer::reset(std::size_t max_records, std::int64_t now_ns) noexcept
   last_delay_.store(0, std::memory_order_relaxed);
   max_delay_.store(0, std::memory_order_relaxed);
   rate_ = 0.0;
+  rate_measured_ = false;
   window_records_ = 0;
   window_start_ns_ = now_ns;
   last_progress_ns_ = now_ns;
@@ -35,6 +36,7 @@ void DeliveryPacer::tick(std::int64_t now_ns) noexcept {
   // A rise counts at once (buffers must close sooner, not later); a fall
   // halves the gap per window.
   rate_ = rate > rate_ ? rate : (rate_ + rate) / 2;
+  rate_measured_ = rate_measured_ || window_records_ > 0;
   window_records_ = 0;
   window_start_ns_ = now_ns;
   const double wanted = std::ceil(rate_ * static_cast<double>(kFillTargetNs) * 1e-9);
@@ -44,8 +46,10 @@ void DeliveryPacer::tick(std::int64_t now_ns) noexcept {
   records_per_buffer_.store(records, std::memory_order_relaxed);
 }
 
-bool DeliveryPacer::force_due(std::size_t buffers_out, std::int64_t now_ns) const noexcept {
-  return buffers_out > 0 && now_ns - last_progress_ns_ >= kForceAfterNs;
+bool DeliveryPacer::force_due(std::size_t buffers_out, std::size_t pool_buffers,
+                              std::int64_t now_ns) const noexcept {
+  if (buffers_out == 0 || now_ns - last_progress_ns_ < kForceAfterNs) return false;
+  return !rate_measured_ || buffers_out * 4 >= pool_buffers * 3;
 }
 
 void DeliveryPacer::note_progress(std::int64_t now_ns) noexcept {

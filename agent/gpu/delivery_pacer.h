@@ -18,9 +18,15 @@ namespace stallwatch::agent {
 // given with each buffer) so that a buffer fills within kFillTargetNs at the
 // recent record rate (at first, what a buffer holds; never fewer than
 // kMinRecords, so that the pool still takes a burst after an idle spell),
-// and asks for a forced flush when buffers are out and
-// none has come back for kForceAfterNs (a forced flush returns unfinished
-// records without timestamps: they are lost, and counted). It also keeps the
+// and asks for a forced flush when buffers are out, none has come back for
+// kForceAfterNs, and either no record rate has been measured yet (the first
+// buffers, sized for a burst, might never fill) or three quarters of the pool
+// are out (CUPTI would soon drop records for want of a buffer). A forced
+// flush returns unfinished records without timestamps: they are lost, and
+// counted. Once buffers are sized to the rate, one that does not come back
+// holds a kernel still running (a long kernel, a collective waiting for a
+// slow rank, a GPU far behind the CPU): it comes back whole, late, when that
+// kernel ends, rather than forced back without it. It also keeps the
 // delivery delay measured per buffer (time from the earliest end of its
 // records to its arrival) for the statistics.
 //
@@ -40,8 +46,10 @@ class DeliveryPacer {
   void on_delivered(std::size_t records, std::int64_t delay_ns, std::int64_t now_ns) noexcept;
   // Once per poll: updates the rate estimate and the records per buffer.
   void tick(std::int64_t now_ns) noexcept;
-  // Whether a forced flush is due, given how many buffers CUPTI holds.
-  bool force_due(std::size_t buffers_out, std::int64_t now_ns) const noexcept;
+  // Whether a forced flush is due, given how many of the pool's
+  // `pool_buffers` CUPTI holds.
+  bool force_due(std::size_t buffers_out, std::size_t pool_buffers,
+                 std::int64_t now_ns) const noexcept;
   // Restarts the wait for a buffer: after a forced flush, or while none is out.
   void note_progress(std::int64_t now_ns) noexcept;
 
@@ -60,6 +68,7 @@ class DeliveryPacer {
   std::atomic<std::int64_t> last_delay_{0};
   std::atomic<std::int64_t> max_delay_{0};
   double rate_ = 0.0;
+  bool rate_measured_ = false;  // a tick has seen delivered records since reset
   std::size_t window_records_ = 0;
   std::int64_t window_start_ns_ = 0;
   std::int64_t last_progress_ns_ = 0;

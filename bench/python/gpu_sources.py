@@ -17,8 +17,11 @@ exits 0 (nothing is measured; no figure is made up).
    for CUPTI, <= 0.05 for CUDA events.
 2. Overhead. gpu_train_loop.py (GPU-bound, no data loading), interleaved over
    --rounds rounds: plain (no stallwatch), ``--gpu none`` (host regions only),
-   and each source; the median step time of each, and each source's cost
-   relative to ``none`` (the rule: a source whose cost exceeds 2 % is opt-in).
+   and each source (and each --variants entry: ``cupti-no-launches`` is the
+   CUPTI source without its launch records, ``cupti-unfiltered`` with every
+   runtime and driver call recorded); the median step time of each,
+   and each one's cost relative to ``none`` (the rule: a source whose cost
+   exceeds 2 % is opt-in).
 
     PYTHONPATH=build/gpu-rel/python /usr/bin/python3 bench/python/gpu_sources.py \\
         --build build/gpu-rel [--seconds 30] [--rounds 3]
@@ -44,6 +47,10 @@ from typing import Dict, List, Optional, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCES = ("cupti", "cuda-events", "nvml")
+# Overhead variants beyond the sources: the CUPTI source without its launch
+# records (RUNTIME and DRIVER kinds), to measure what they cost.
+VARIANTS = {"cupti-no-launches": ("cupti", {"STALLWATCH_CUPTI_LAUNCHES": "0"}),
+            "cupti-unfiltered": ("cupti", {"STALLWATCH_CUPTI_API_FILTER": "0"})}
 GOALS = {"cupti": 0.02, "cuda-events": 0.05}
 SECONDS = ("wall_seconds", "fetch_seconds", "data_stall_seconds", "device_busy_seconds")
 
@@ -190,9 +197,11 @@ def step_ms(options, gpu: Optional[str]) -> float:
     loop = os.path.join(HERE, "gpu_train_loop.py")
     command = [sys.executable, loop, "--steps", str(options.steps), "--batch-size",
                str(options.batch_size)]
-    if gpu is not None:
-        command = [sys.executable, "-m", "stallwatch.run", "--gpu", gpu] + command[1:]
     env = python_env(options.build)
+    if gpu is not None:
+        mode, extra = VARIANTS.get(gpu, (gpu, {}))
+        env.update(extra)
+        command = [sys.executable, "-m", "stallwatch.run", "--gpu", mode] + command[1:]
     # A real stallwatchd takes the events (as in production; the GPU machine's
     # Python has no pyzmq for a bare sink).
     sink = Daemon(os.path.join(options.build, "bin", "stallwatchd")) if gpu is not None else None
@@ -210,11 +219,13 @@ def step_ms(options, gpu: Optional[str]) -> float:
 
 
 def overhead(options) -> Tuple[Dict[str, float], Dict[str, float]]:
-    variants: List[Optional[str]] = [None, "none"] + list(options.sources)
+    variants: List[Optional[str]] = [None, "none"] + list(options.sources) + list(options.variants)
     samples: Dict[str, List[float]] = {str(v): [] for v in variants}
-    for _ in range(options.rounds):
+    for round_ in range(options.rounds):
         for variant in variants:
             samples[str(variant)].append(step_ms(options, variant))
+            print(f"round {round_ + 1} {'plain' if variant is None else variant}: "
+                  f"{samples[str(variant)][-1]:.3f} ms", flush=True)
     median = {k: statistics.median(v) for k, v in samples.items()}
     print(f"\n{'variant':<14} {'median step ms':>14} {'vs none %':>10}")
     cost = {}
@@ -250,8 +261,14 @@ def main() -> int:
                         help="gpu_train_loop.py's batch (its step time) for the overhead runs")
     parser.add_argument("--skip-agreement", action="store_true")
     parser.add_argument("--sources", default=",".join(SOURCES))
+    parser.add_argument("--variants", default="",
+                        help="extra overhead variants: " + ", ".join(VARIANTS))
     options = parser.parse_args()
     options.sources = [s for s in options.sources.split(",") if s]
+    options.variants = [v for v in options.variants.split(",") if v]
+    unknown = [v for v in options.variants if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant(s): {', '.join(unknown)}")
     device = device_name()
     if device is None:
         print(json.dumps({"bench": "gpu_sources", "skipped": "no CUDA device"}))

@@ -257,6 +257,39 @@ def test_the_resolver_thread_queries_events_on_their_own_device():
     assert cuda.contexts == {1}, "the side thread created a CUDA context on GPU 0"
 
 
+def test_a_blocked_pass_shows_in_the_longest_pass_and_gap():
+    # What stalls the thread tells the cause of a region that opened late: a
+    # pass as long as the gap (a call in it blocked) or only a gap (the thread
+    # could not run).
+    cuda = FakeCuda(time.monotonic_ns)
+    regions = Regions()
+    r = SpanResolver(emit_begin=regions.begin, emit_end=regions.end, now_ns=time.monotonic_ns,
+                     device_guard=cuda.device)
+    stream = cuda.current_stream()
+    start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+    start.record(stream)
+    end.record(stream)
+    query = start.query
+
+    def blocking_query() -> bool:
+        time.sleep(0.3)
+        start.query = query
+        return query()
+
+    start.query = blocking_query
+    r.submit("forward", 0, 0x80000007, start, end)
+    r.start()
+    deadline = time.monotonic() + 5
+    while r.stats()["resolved"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.02)
+    r.stop()
+    stats = r.stats()
+    assert stats["resolved"] == 1
+    assert stats["pass_max_ns"] >= 300 * MS
+    assert stats["poll_gap_max_ns"] >= stats["pass_max_ns"]
+
+
 def test_spans_recorded_in_a_capture_are_evicted_not_left_to_fill_the_queue():
     clock, regions = Clock(), Regions()
     cuda = FakeCuda(clock)

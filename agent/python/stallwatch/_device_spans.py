@@ -180,6 +180,12 @@ class SpanResolver:
         # How long after its start a span's region opened, at most: beyond the
         # collector's lateness (2 s) the BEGIN arrives late and is clipped.
         self.open_delay_max_ns = 0
+        # The longest time from one pass of the thread to the next, and the
+        # longest pass: a gap far longer than the longest pass means the thread
+        # could not run (the GIL); a pass as long means a call in it blocked.
+        # Either delays every region's opening by as much.
+        self.poll_gap_max_ns = 0
+        self.pass_max_ns = 0
         _RESOLVERS.add(self)
 
     def start(self) -> None:
@@ -222,7 +228,8 @@ class SpanResolver:
                     "dropped": self.dropped, "failed": self.failed,
                     "unresolvable": self.unresolvable, "pending": len(self._pending),
                     "anchored_devices": len(self._anchors), "blocked": self._blocked,
-                    "open_delay_max_ns": self.open_delay_max_ns}
+                    "open_delay_max_ns": self.open_delay_max_ns,
+                    "poll_gap_max_ns": self.poll_gap_max_ns, "pass_max_ns": self.pass_max_ns}
 
     def stop(self, timeout_s: float = 2.0) -> None:
         """Stops the thread, resolves what completes within `timeout_s`, drops the rest."""
@@ -317,9 +324,15 @@ class SpanResolver:
                 gone.append(span)
 
     def _run(self) -> None:
+        last = None
         while not self._stopping.is_set():
+            now = self._now_ns()
+            if last is not None:
+                self.poll_gap_max_ns = max(self.poll_gap_max_ns, now - last)
+            last = now
             try:
                 self.poll_once()
+                self.pass_max_ns = max(self.pass_max_ns, self._now_ns() - now)
             except Exception:
                 with self._lock:
                     self.failed += 1

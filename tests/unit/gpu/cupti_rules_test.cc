@@ -109,6 +109,37 @@ TEST(CuptiRules, BuffersComeBackWithinTheLatenessWhileTheGpuLagsBehind) {
   });
 }
 
+TEST(CuptiRules, AKernelLongerThanASecondArrivesWholeOnceBuffersAreSizedToTheRate) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    // Training steps first, so that the record rate is known ...
+    for (int i = 0; i < 30; ++i) {
+      const std::uint64_t now = fake.now();
+      fake.add_kernel(0, 7, now, now + 5 * kMs, "step");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(received_gpu_events(collector, 30));
+    // ... then one kernel of 2.5 s (a collective waiting for a slow rank):
+    // its buffer stays out until it ends, and no forced flush takes it.
+    const std::uint64_t now = fake.now();
+    fake.add_kernel(0, 7, now, now + 2500 * kMs, "long");
+    ASSERT_TRUE(received_gpu_events(collector, 31));
+    const sw_gpu_stats running = gpu_stats();
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_EQ(running.forced_flushes, 0u);
+    EXPECT_EQ(running.activity_untimed, 0u);
+    EXPECT_EQ(running.activity_dropped, 0u);
+    bool whole = false;
+    for (const ReceivedEvent& e : events_in(collector.received(), "gpu", kComplete))
+      whole = whole || (e.dur_ns > 2490 * kMs && e.dur_ns < 2510 * kMs);
+    EXPECT_TRUE(whole) << "the 2.5 s kernel arrived with its full length";
+  });
+}
+
 TEST(CuptiRules, CuptisThreadIsNeverKeptWaitingInTheBufferCallback) {
   run_in_fresh_process([] {
     TestCollector collector;
@@ -209,7 +240,9 @@ TEST(CuptiRules, StartedBeforeCudaItLeavesCudaToTheChildrenTheProgramForks) {
     FakeCupti fake;
     ASSERT_TRUE(fake.open());
     const auto deadline = steady_clock::now() + std::chrono::seconds(5);
-    while (fake.enabled(10) == 0 && steady_clock::now() < deadline) {
+    // Armed: the kinds are enabled, then the description changes.
+    while ((fake.enabled(10) == 0 || describe().find("waiting") != std::string::npos) &&
+           steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     ASSERT_EQ(fake.enabled(10), 1);

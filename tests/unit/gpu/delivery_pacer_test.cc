@@ -40,15 +40,36 @@ TEST(DeliveryPacer, KeepsTheLatestAndLongestDelay) {
   EXPECT_EQ(pacer.max_delay_ns(), 300 * kMs);
 }
 
-TEST(DeliveryPacer, ForcesAFlushOnlyWhenBuffersAreOutAndNoneCameBackForASecond) {
+TEST(DeliveryPacer, ForcesTheFirstBuffersBackWhenNoneCameBackForASecond) {
   DeliveryPacer pacer;
   pacer.reset(100, 0);
-  EXPECT_FALSE(pacer.force_due(0, 5000 * kMs)) << "nothing out";
+  EXPECT_FALSE(pacer.force_due(0, 128, 5000 * kMs)) << "nothing out";
   pacer.note_progress(5000 * kMs);
-  EXPECT_FALSE(pacer.force_due(2, 5900 * kMs));
-  EXPECT_TRUE(pacer.force_due(2, 6000 * kMs));
+  EXPECT_FALSE(pacer.force_due(2, 128, 5900 * kMs));
+  EXPECT_TRUE(pacer.force_due(2, 128, 6000 * kMs))
+      << "no rate measured yet: the buffer out is sized for a burst and may never fill";
   pacer.on_delivered(3, 10 * kMs, 6000 * kMs);
-  EXPECT_FALSE(pacer.force_due(2, 6500 * kMs));
+  EXPECT_FALSE(pacer.force_due(2, 128, 6500 * kMs));
+}
+
+TEST(DeliveryPacer, OnceSizedToTheRateWaitsForALongKernelUnlessThePoolRunsOut) {
+  DeliveryPacer pacer;
+  pacer.reset(4096, 0);
+  for (int i = 1; i <= 5; ++i) {
+    pacer.on_delivered(100, 50 * kMs, i * 100 * kMs);
+    pacer.tick(i * 100 * kMs);
+  }
+  ASSERT_LT(pacer.records_per_buffer(), 4096u);
+  // A 5 s kernel holds its buffer back: forcing it would lose the kernel.
+  for (int i = 6; i <= 55; ++i)
+    pacer.tick(i * 100 * kMs);
+  EXPECT_FALSE(pacer.force_due(1, 128, 5500 * kMs));
+  EXPECT_FALSE(pacer.force_due(95, 128, 5500 * kMs));
+  EXPECT_TRUE(pacer.force_due(96, 128, 5500 * kMs))
+      << "three quarters of the pool out: CUPTI would soon drop records";
+  EXPECT_FALSE(pacer.force_due(96, 128, 1400 * kMs)) << "less than a second without a buffer";
+  pacer.reset(4096, 6000 * kMs);
+  EXPECT_TRUE(pacer.force_due(1, 128, 7000 * kMs)) << "a new session measures the rate anew";
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ struct FakeCupti {
                                std::uint64_t, std::uint64_t, const char*) = nullptr;
   void (*add_untimed_kernel)(std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
                              const char*) = nullptr;
+  void (*api_call)(int, std::uint32_t, std::uint64_t, std::uint64_t) = nullptr;
+  int (*api_switches)() = nullptr;
   int (*subscribers)() = nullptr;
   int (*enabled)(int) = nullptr;
   int (*flushes)(int) = nullptr;
@@ -76,6 +78,8 @@ struct FakeCupti {
     get(launch_kernels, "fake_cupti_launch_kernels");
     get(launch_kernel_driver, "fake_cupti_launch_kernel_driver");
     get(add_untimed_kernel, "fake_cupti_add_untimed_kernel");
+    get(api_call, "fake_cupti_api_call");
+    get(api_switches, "fake_cupti_api_switches");
     get(subscribers, "fake_cupti_subscribers");
     get(enabled, "fake_cupti_enabled");
     get(flushes, "fake_cupti_flushes");

@@ -46,8 +46,8 @@ TEST(GpuSources, CuptiActivityBecomesGpuEventsOnStreamLanesOnTheAgentClock) {
     EXPECT_EQ(gpu_stats().running, 1u);
     EXPECT_EQ(gpu_stats().fell_back, 0u);
     EXPECT_EQ(describe(), std::string("cupti [") + SW_FAKE_CUPTI +
-                              ": STALLWATCH_CUPTI_PATH] (nvml: /nonexistent/libnvidia-ml.so.1 "
-                              "not found)");
+                              ": STALLWATCH_CUPTI_PATH; runtime and driver launch calls only] "
+                              "(nvml: /nonexistent/libnvidia-ml.so.1 not found)");
 
     FakeCupti fake;
     ASSERT_TRUE(fake.open());
@@ -211,6 +211,76 @@ TEST(GpuSources, DriverApiLaunchesArriveLikeRuntimeOnes) {
     ASSERT_EQ(sw_gpu_stop(), SW_OK);
     EXPECT_EQ(fake.enabled(4), 0);
   });
+}
+
+// PyTorch makes several runtime calls per launch (cudaGetDevice,
+// cudaStreamIsCapturing, ...). Where CUPTI has per-call switches, it records
+// only the launch calls; elsewhere the parser skips the rest.
+void make_calls_and_launches(FakeCupti& fake) {
+  const std::uint64_t cupti0 = fake.now();
+  fake.api_call(0, 17, cupti0 + 1 * kMs, cupti0 + 1 * kMs + 300);         // cudaGetDevice
+  fake.api_call(0, 317, cupti0 + 1 * kMs + 400, cupti0 + 1 * kMs + 600);  // cudaStreamIsCapturing
+  fake.launch_kernel(0, 7, cupti0 + 2 * kMs, cupti0 + 2 * kMs + 5'000, cupti0 + 3 * kMs,
+                     cupti0 + 4 * kMs, "k");
+  fake.api_call(1, 304, cupti0 + 5 * kMs, cupti0 + 5 * kMs + 200);  // cuCtxGetCurrent
+  fake.launch_kernel_driver(0, 0, 7, cupti0 + 6 * kMs, cupti0 + 6 * kMs + 4'000, cupti0 + 7 * kMs,
+                            cupti0 + 8 * kMs, "triton_poi_fused_add_0");
+}
+
+void expect_two_launches_arrive(TestCollector& collector) {
+  ASSERT_TRUE(received_gpu_events(collector, 2));
+  ASSERT_TRUE(collector.receive_until(
+      [](const auto& batches) { return events_in(batches, "cuda_runtime", kComplete).size() >= 2; },
+      kPatience));
+  std::set<std::string> names;
+  for (const ReceivedEvent& call : events_in(collector.received(), "cuda_runtime", kComplete))
+    names.insert(call.name);
+  EXPECT_EQ(names, (std::set<std::string>{"cudaLaunchKernel", "cuLaunchKernel"}));
+}
+
+TEST(GpuSources, CuptiRecordsOnlyTheLaunchCallsWhereItHasPerCallSwitches) {
+  run_in_fresh_process([] {
+    TestCollector collector;
+    start_with_fakes(collector);
+    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+    FakeCupti fake;
+    ASSERT_TRUE(fake.open());
+    // Every runtime call below 523 but the 10 launch calls, every driver call
+    // below 807 but the 4.
+    EXPECT_EQ(fake.api_switches(), (523 - 1 - 10) + (807 - 1 - 4));
+    EXPECT_NE(describe().find("runtime and driver launch calls only"), std::string::npos)
+        << describe();
+    make_calls_and_launches(fake);
+    expect_two_launches_arrive(collector);
+    ASSERT_EQ(sw_gpu_stop(), SW_OK);
+    EXPECT_EQ(gpu_stats().activity_records, 4u);
+    EXPECT_EQ(gpu_stats().activity_skipped, 0u) << "CUPTI wrote no record of the other calls";
+  });
+}
+
+TEST(GpuSources, WithoutPerCallSwitchesTheOtherCallsAreSkipped) {
+  for (const char* how : {"FAKE_CUPTI_API_SWITCH_RESULT=27", "STALLWATCH_CUPTI_API_FILTER=0"}) {
+    SCOPED_TRACE(how);
+    run_in_fresh_process([how] {
+      const std::string assignment = how;
+      const auto eq = assignment.find('=');
+      setenv(assignment.substr(0, eq).c_str(), assignment.substr(eq + 1).c_str(), 1);
+      TestCollector collector;
+      start_with_fakes(collector);
+      ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
+      FakeCupti fake;
+      ASSERT_TRUE(fake.open());
+      EXPECT_EQ(fake.api_switches(), 0);
+      EXPECT_NE(describe().find("runtime and driver calls (launch calls kept by the parser)"),
+                std::string::npos)
+          << describe();
+      make_calls_and_launches(fake);
+      expect_two_launches_arrive(collector);
+      ASSERT_EQ(sw_gpu_stop(), SW_OK);
+      EXPECT_EQ(gpu_stats().activity_records, 4u);
+      EXPECT_EQ(gpu_stats().activity_skipped, 3u);
+    });
+  }
 }
 
 TEST(GpuSources, LaunchRecordsCanBeTurnedOff) {
@@ -446,8 +516,9 @@ TEST(GpuSources, NvmlRunsAlongsideCuptiAndSkipsUnsupportedCounters) {
     start_with_fakes(collector, SW_FAKE_CUPTI, SW_FAKE_NVML);
     setenv("CUDA_VISIBLE_DEVICES", "GPU-00000000-0000-0000-0000-000000000000", 1);
     ASSERT_EQ(sw_gpu_start("auto"), SW_OK);
-    EXPECT_EQ(describe(),
-              std::string("cupti [") + SW_FAKE_CUPTI + ": STALLWATCH_CUPTI_PATH] + nvml");
+    EXPECT_EQ(describe(), std::string("cupti [") + SW_FAKE_CUPTI +
+                              ": STALLWATCH_CUPTI_PATH; runtime and driver launch calls only] + "
+                              "nvml");
     EXPECT_EQ(gpu_stats().device_source, static_cast<std::uint32_t>(SW_DEVICE_SOURCE_CUPTI));
     EXPECT_EQ(gpu_stats().nvml_devices, 1u);
     ASSERT_TRUE(collector.receive_until(

@@ -22,6 +22,14 @@
  *    one launched through the driver (fake_cupti_launch_kernel[s]_driver,
  *    how Triton launches) makes a DRIVER record instead, with
  *    cuLaunchKernel's or cuLaunchKernelEx's cbid, when that kind is enabled;
+ *  - other API calls (fake_cupti_api_call: cudaGetDevice and the like, of
+ *    which PyTorch makes several per launch) make records of their kind too;
+ *    cuptiActivityEnableRuntimeApi / cuptiActivityEnableDriverApi switch single
+ *    calls off and on (ids 1..FAKE_CUPTI_RUNTIME_CBIDS-1, default 523, and
+ *    1..FAKE_CUPTI_DRIVER_CBIDS-1, default 807, else
+ *    CUPTI_ERROR_INVALID_PARAMETER), and enabling the kind turns every call
+ *    of it back on, as the real one does (FAKE_CUPTI_API_SWITCH_RESULT forces
+ *    their result, e.g. 27, CUPTI_ERROR_NOT_SUPPORTED);
  *  - records that find no buffer (the client refused one) are dropped and
  *    counted for cuptiActivityGetNumDroppedRecords; records "without timing"
  *    (lack of device memory) have zero timestamps;
@@ -162,6 +170,10 @@ static size_t inflight_count;
 static size_t dropped;
 static int subscribers;
 static int enabled[16];
+enum { kMaxCbid = 1024 };
+static uint8_t runtime_off[kMaxCbid]; /* calls switched off while the kind is on */
+static uint8_t driver_off[kMaxCbid];
+static int api_switches; /* successful per-call switches, for the tests */
 static int flushes;
 static int forced_flushes;
 static uint32_t next_correlation = 1;
@@ -248,6 +260,10 @@ static const char* intern(const char* name) {
 static void place(const Work* w) {
   const int other_client = w->kind == kRuntime && w->cbid == 0;
   if (!other_client && !(w->kind >= 0 && w->kind < 16 && enabled[w->kind])) return;
+  if (w->cbid < kMaxCbid && ((w->kind == kRuntime && runtime_off[w->cbid]) ||
+                             (w->kind == kDriver && driver_off[w->cbid]))) {
+    return;
+  }
   if (requested_fn == NULL) return;
   const size_t slot = slot_size(w->kind);
   Inflight* current = inflight_count > 0 ? &inflight[inflight_count - 1] : NULL;
@@ -418,6 +434,27 @@ FAKE_API void fake_cupti_add_memcpy(uint32_t device, uint32_t stream, uint64_t s
 FAKE_API void fake_cupti_add_memset(uint32_t device, uint32_t stream, uint64_t start,
                                     uint64_t end) {
   launch(kMemset, device, stream, start, end, NULL, 0, 0);
+}
+
+/* An API call that launches nothing (runtime: `driver` 0, driver: 1), on the
+ * calling thread from call_start to call_end: a record of its kind when that
+ * kind is enabled and the call not switched off. */
+FAKE_API void fake_cupti_api_call(int driver, uint32_t cbid, uint64_t call_start,
+                                  uint64_t call_end) {
+  const int64_t now_real = realtime_ns();
+  const int64_t now_cupti = (int64_t)fake_cupti_now();
+  pthread_mutex_lock(&lock);
+  Work call;
+  memset(&call, 0, sizeof(call));
+  call.kind = driver ? kDriver : kRuntime;
+  call.cbid = cbid;
+  call.thread = (uint32_t)syscall(SYS_gettid);
+  call.start = call_start;
+  call.end = call_end;
+  call.done_at = now_real + ((int64_t)call_end - now_cupti);
+  call.correlation = next_correlation++;
+  place(&call);
+  pthread_mutex_unlock(&lock);
 }
 
 /* A record of a kind the agent does not enable (a runtime API record another
@@ -688,8 +725,37 @@ FAKE_API CUptiResult cuptiActivityEnable(int kind) {
   if (kind < 0 || kind >= 16) return kInvalidKind;
   pthread_mutex_lock(&lock);
   enabled[kind] = 1;
+  if (kind == kRuntime) memset(runtime_off, 0, sizeof(runtime_off));
+  if (kind == kDriver) memset(driver_off, 0, sizeof(driver_off));
   pthread_mutex_unlock(&lock);
   return kSuccess;
+}
+
+static CUptiResult switch_api(uint8_t* off, long long ids, uint32_t cbid, uint8_t enable) {
+  if (!init_driver()) return kNotInitialized;
+  const CUptiResult forced = (CUptiResult)env_int("FAKE_CUPTI_API_SWITCH_RESULT", 0);
+  if (forced != kSuccess) return forced;
+  if (cbid == 0 || (long long)cbid >= ids || cbid >= kMaxCbid) return kInvalidParameter;
+  pthread_mutex_lock(&lock);
+  off[cbid] = enable ? 0 : 1;
+  ++api_switches;
+  pthread_mutex_unlock(&lock);
+  return kSuccess;
+}
+
+FAKE_API CUptiResult cuptiActivityEnableRuntimeApi(uint32_t cbid, uint8_t enable) {
+  return switch_api(runtime_off, env_int("FAKE_CUPTI_RUNTIME_CBIDS", 523), cbid, enable);
+}
+
+FAKE_API CUptiResult cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t enable) {
+  return switch_api(driver_off, env_int("FAKE_CUPTI_DRIVER_CBIDS", 807), cbid, enable);
+}
+
+FAKE_API int fake_cupti_api_switches(void) {
+  pthread_mutex_lock(&lock);
+  const int n = api_switches;
+  pthread_mutex_unlock(&lock);
+  return n;
 }
 
 FAKE_API CUptiResult cuptiActivityDisable(int kind) {
