@@ -77,8 +77,9 @@ std::string check_toml_nesting(std::string_view text, std::string_view file_name
         i = skip_string(text, i, text[i], line);
         break;
       case '0': {
-        // toml11 (3.7) doubles an int64 once per binary digit: past 63
-        // digits (leading zeros too) that overflows, which is undefined.
+        // toml11 (3.7) doubles an int64 once per binary digit, the last
+        // digit's too: the 63rd (leading zeros count) makes it 2^63, which
+        // overflows (undefined), even where the value would fit.
         const bool starts =
             i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
                         text[i - 1] == '_' || text[i - 1] == '-' || text[i - 1] == '.');
@@ -87,9 +88,9 @@ std::string check_toml_nesting(std::string_view text, std::string_view file_name
         std::size_t j = i + 2;
         for (; j < text.size() && (text[j] == '0' || text[j] == '1' || text[j] == '_'); ++j)
           digits += text[j] == '_' ? 0 : 1;
-        if (digits > 63) {
+        if (digits > 62) {
           return std::string(file_name) + ":" + std::to_string(line) +
-                 ": a binary integer with more than 63 digits";
+                 ": a binary integer with more than 62 digits";
         }
         i = j - 1;
         break;

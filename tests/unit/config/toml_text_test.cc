@@ -62,17 +62,24 @@ TEST(TomlNesting, BracketsInStringsAndCommentsDoNotCount) {
             "x.toml:2: arrays and inline tables nested more than 64 deep");
 }
 
-// config_toml_fuzz: toml11 3.7 doubles an int64 once per binary digit, and
-// overflowed (undefined) on 64 digits, leading zeros included.
-TEST(TomlNesting, BinaryIntegersOfMoreThanSixtyThreeDigitsAreRefused) {
+// config_toml_fuzz: toml11 3.7 doubles an int64 once per binary digit, the
+// last one's too, and overflowed (undefined) on 64 digits, then on 63,
+// leading zeros included.
+TEST(TomlNesting, BinaryIntegersOfMoreThanSixtyTwoDigitsAreRefused) {
   const std::string fuzzer =
       "k =0b00000_0000000_100000_000000_00_0000000_100000_00_0000000_10000000_100000_0000000";
   EXPECT_EQ(check_toml_nesting(fuzzer + "\n", "x.toml"),
-            "x.toml:1: a binary integer with more than 63 digits");
+            "x.toml:1: a binary integer with more than 62 digits");
   EXPECT_EQ(check_toml_nesting("a = 1\nk = 0b" + std::string(64, '0') + "\n", "x.toml"),
-            "x.toml:2: a binary integer with more than 63 digits");
-  EXPECT_EQ(check_toml_nesting("k = 0b" + std::string(63, '1') + "\n", "x.toml"), "");
-  EXPECT_EQ(check_toml_nesting("k = [0b1_0, 0b" + std::string(63, '0') + "]\n", "x.toml"), "");
+            "x.toml:2: a binary integer with more than 62 digits");
+  const std::string second =
+      "k =0b00000_0000000_100000_000_00_00000000000000_100000_000_0000000_100000_00_00000";
+  EXPECT_EQ(check_toml_nesting(second + "\n", "x.toml"),
+            "x.toml:1: a binary integer with more than 62 digits");
+  EXPECT_EQ(check_toml_nesting("k = 0b" + std::string(63, '1') + "\n", "x.toml"),
+            "x.toml:1: a binary integer with more than 62 digits");
+  EXPECT_EQ(check_toml_nesting("k = 0b" + std::string(62, '1') + "\n", "x.toml"), "");
+  EXPECT_EQ(check_toml_nesting("k = [0b1_0, 0b" + std::string(62, '0') + "]\n", "x.toml"), "");
   // Not a literal: inside a string, a comment, or a longer bare word.
   const std::string digits(70, '1');
   EXPECT_EQ(check_toml_nesting("k = '0b" + digits + "'\n# 0b" + digits + "\n", "x.toml"), "");

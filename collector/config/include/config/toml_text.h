@@ -25,9 +25,9 @@ std::string check_toml_utf8(std::string_view text, std::string_view file_name);
 // Returns "" unless arrays and inline tables (outside strings and comments)
 // nest deeper than kMaxTomlNesting, else "<file_name>:<line>: arrays and
 // inline tables nested more than 64 deep" naming the line of the first
-// bracket too many; or a binary integer (0b...) has more than 63 digits,
+// bracket too many; or a binary integer (0b...) has more than 62 digits,
 // which toml11 (3.7) overflows on: "<file_name>:<line>: a binary integer with
-// more than 63 digits". Unbalanced brackets are left to toml11 to report.
+// more than 62 digits". Unbalanced brackets are left to toml11 to report.
 std::string check_toml_nesting(std::string_view text, std::string_view file_name);
 
 }  // namespace stallwatch::collector
