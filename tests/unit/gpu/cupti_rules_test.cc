@@ -35,10 +35,8 @@ bool first_gpu_event_within(TestCollector& collector, std::chrono::milliseconds 
 TEST(CuptiRules, AProfilerStartedBesideTheSourceStillGetsTheKernels) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     // torch.profiler's Kineto subscribes first thing; CPU-only when that fails.
     ASSERT_EQ(fake.profiler_start(), 0) << "the source must not hold CUPTI's one subscription";
     fake.add_kernels(3, 0, 7, fake.now() - 10 * kMs, "profiled");
@@ -73,10 +71,8 @@ TEST(CuptiRules, AnotherClientsCycleCounterClockStillMapsOntoTheAgentClock) {
 TEST(CuptiRules, BuffersComeBackWithinTheLatenessWhileTheGpuLagsBehind) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     // 100 kernels a second, each launched 50 ms before the GPU runs it: the
     // buffer being filled always holds an unfinished kernel.
     std::atomic<bool> stop{false};
@@ -112,10 +108,8 @@ TEST(CuptiRules, BuffersComeBackWithinTheLatenessWhileTheGpuLagsBehind) {
 TEST(CuptiRules, AKernelLongerThanASecondArrivesWholeOnceBuffersAreSizedToTheRate) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     // Training steps first, so that the record rate is known ...
     for (int i = 0; i < 30; ++i) {
       const std::uint64_t now = fake.now();
@@ -173,10 +167,8 @@ TEST(CuptiRules, RecordsWithoutTimestampsAreLostDeviceTimeNotSkippedRecords) {
   run_in_fresh_process([] {
     setenv("STALLWATCH_CUPTI_STOP_WAIT_MS", "200", 1);
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     const std::uint64_t now = fake.now();
     fake.add_kernel(0, 7, now - 3 * kMs, now - 2 * kMs, "timed");
     fake.add_untimed_kernel(0, 7, now - 2 * kMs, now - 1 * kMs, "no_device_memory");
@@ -202,10 +194,8 @@ TEST(CuptiRules, RecordsWithoutTimestampsAreLostDeviceTimeNotSkippedRecords) {
 TEST(CuptiRules, StopLetsTheDeviceFinishTheLastKernels) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     const std::uint64_t now = fake.now();
     fake.add_kernel(0, 7, now + 100 * kMs, now + 300 * kMs, "last_step");
     ASSERT_EQ(sw_gpu_stop(), SW_OK);
@@ -308,10 +298,8 @@ void fork_inside_delivery() {
 TEST(CuptiRules, AWorkerForkedWhileABufferIsReadNeitherHangsNorTouchesCupti) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     fake.set_next_record_hook(&fork_inside_delivery);
     fake.add_kernels(4, 0, 7, fake.now() - 10 * kMs, "k");
     ASSERT_TRUE(received_gpu_events(collector, 4));

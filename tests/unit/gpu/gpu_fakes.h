@@ -167,6 +167,13 @@ inline void start_with_fakes(TestCollector& collector, const char* cupti = SW_FA
   ASSERT_TRUE(wait_connected(collector));
 }
 
+// start_with_fakes, then the CUPTI source started and the fake CUPTI's
+// controls resolved: how most tests of the source begin. False on failure.
+inline bool start_cupti_with_fakes(TestCollector& collector, FakeCupti& fake) {
+  start_with_fakes(collector);
+  return !::testing::Test::HasFatalFailure() && sw_gpu_start("cupti") == SW_OK && fake.open();
+}
+
 inline sw_gpu_stats gpu_stats() {
   sw_gpu_stats stats{};
   stats.size = sizeof(stats);

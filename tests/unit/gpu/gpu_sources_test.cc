@@ -108,10 +108,8 @@ TEST(GpuSources, CuptiActivityBecomesGpuEventsOnStreamLanesOnTheAgentClock) {
 TEST(GpuSources, LaunchCallsArriveOnTheirThreadWithTheirKernelsCorrelationId) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     EXPECT_EQ(fake.enabled(5), 1) << "RUNTIME: the launch calls";
 
     // The two clocks read back to back; a thread preempted between the two
@@ -176,10 +174,8 @@ TEST(GpuSources, LaunchCallsArriveOnTheirThreadWithTheirKernelsCorrelationId) {
 TEST(GpuSources, DriverApiLaunchesArriveLikeRuntimeOnes) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     EXPECT_EQ(fake.enabled(4), 1) << "DRIVER: the driver API's launch calls";
 
     const std::uint64_t cupti0 = fake.now();
@@ -249,10 +245,8 @@ void expect_two_launches_arrive(TestCollector& collector) {
 TEST(GpuSources, CuptiRecordsOnlyTheLaunchCallsWhereItHasPerCallSwitches) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     // Every runtime call below 523 but the 10 launch calls, every driver call
     // below 807 but the 4.
     EXPECT_EQ(fake.api_switches(), (523 - 1 - 10) + (807 - 1 - 4));
@@ -295,10 +289,8 @@ TEST(GpuSources, LaunchRecordsCanBeTurnedOff) {
   run_in_fresh_process([] {
     setenv("STALLWATCH_CUPTI_LAUNCHES", "0", 1);
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     EXPECT_EQ(fake.enabled(5), 0);
     EXPECT_EQ(fake.enabled(4), 0) << "nor the driver's";
     const std::uint64_t cupti0 = fake.now();
@@ -313,10 +305,8 @@ TEST(GpuSources, LaunchRecordsCanBeTurnedOff) {
 TEST(GpuSources, StopDeliversWhatCuptiStillHolds) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     const int forced_before = fake.flushes(1);
     fake.add_kernels(5, 0, 7, fake.now(), "last_kernel");
     ASSERT_EQ(sw_gpu_stop(), SW_OK);
@@ -329,10 +319,8 @@ TEST(GpuSources, StopDeliversWhatCuptiStillHolds) {
 TEST(GpuSources, SwStopEndsTheGpuSessionFirst) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     fake.add_kernels(3, 0, 7, fake.now(), "k");
     ASSERT_EQ(sw_stop(), SW_OK);
     EXPECT_EQ(fake.subscribers(), 0);
@@ -462,10 +450,8 @@ TEST(GpuSources, AnExhaustedBufferPoolCountsDropsAndReportsThem) {
     setenv("STALLWATCH_CUPTI_BUFFERS", "2", 1);
     setenv("STALLWATCH_CUPTI_BUFFER_KB", "4", 1);  // 16 kernel records of the fake each
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     fake.add_kernels(100, 0, 7, fake.now(), "burst");
     ASSERT_EQ(sw_gpu_stop(), SW_OK);
     const sw_gpu_stats stats = gpu_stats();
@@ -573,10 +559,8 @@ TEST(GpuSources, DisabledAgentStartsNothing) {
 TEST(GpuSources, AForkedChildLeavesTheParentsSessionAlone) {
   run_in_fresh_process([] {
     TestCollector collector;
-    start_with_fakes(collector);
-    ASSERT_EQ(sw_gpu_start("cupti"), SW_OK);
     FakeCupti fake;
-    ASSERT_TRUE(fake.open());
+    ASSERT_TRUE(start_cupti_with_fakes(collector, fake));
     const int enabled = fake.enabled(10);
     const pid_t child = fork();
     ASSERT_GE(child, 0);
