@@ -46,6 +46,7 @@ bool record_only_launches(cupti::ActivityEnableApiFn enable_api,
   }
   return switched;
 }
+
 constexpr std::array<cupti::ActivityKind, 3> kKinds{cupti::kActivityConcurrentKernel,
                                                     cupti::kActivityMemcpy, cupti::kActivityMemset};
 
