@@ -19,8 +19,10 @@ Checks (each in a fresh process; agent/gpu/README.md says why each matters):
 * ``long_step``: two 5 s forwards (``torch.cuda._sleep``) under CUDA-event
   spans, into a local stallwatchd: no late event, device busy >= 98 % of the
   sleeps' own length (CUDA events around them: it depends on the clock boost);
-  and the same under CUPTI (a 5 s kernel arrives as one COMPLETE when it ends:
-  partly late, a known limit). ``--only long_step_sync`` ends each step with
+  and the same under CUPTI: both kernels must arrive whole (each a COMPLETE
+  of at least 98 % of its share of the sleeps, none untimed by a forced
+  flush), though late, when they end, and clipped by the collector (a known
+  limit). ``--only long_step_sync`` ends each step with
   ``torch.cuda.synchronize()`` instead of ``.item()``;
 * ``fsdp``: a model wrapped in ``FullyShardedDataParallel`` (one rank, NCCL)
   trains 5 steps under ``stallwatch.torch.instrument()`` into a local
@@ -417,6 +419,12 @@ def verdicts(results: Dict) -> Dict[str, bool]:
     out["long_step_cuda_events"] = (events.get("late_events") == 0
                                     and (events.get("device_busy_seconds") or 0)
                                     >= 0.98 * (events.get("expected_busy_seconds") or 10.0))
+    cupti = results["long_step"]["cupti"]
+    share = (cupti.get("expected_busy_seconds") or 10.0) / 2
+    whole = [r for r in cupti.get("device_regions_over_100ms") or [] if r[2] >= 0.98 * share]
+    out["long_step_cupti"] = (len(whole) == 2 and
+                              ((cupti.get("child") or {}).get("stats") or {}).get(
+                                  "activity_untimed", 1) == 0)
     if "skipped" not in results["fsdp"]:
         out["fsdp"] = bool(results["fsdp"].get("comm_regions"))
     launched = results["launch"]
