@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace stallwatch::collector {
 namespace {
@@ -66,18 +68,18 @@ TEST(TomlNesting, BracketsInStringsAndCommentsDoNotCount) {
 // last one's too, and overflowed (undefined) on 64 digits, then on 63,
 // leading zeros included.
 TEST(TomlNesting, BinaryIntegersOfMoreThanSixtyTwoDigitsAreRefused) {
-  const std::string fuzzer =
-      "k =0b00000_0000000_100000_000000_00_0000000_100000_00_0000000_10000000_100000_0000000";
-  EXPECT_EQ(check_toml_nesting(fuzzer + "\n", "x.toml"),
-            "x.toml:1: a binary integer with more than 62 digits");
-  EXPECT_EQ(check_toml_nesting("a = 1\nk = 0b" + std::string(64, '0') + "\n", "x.toml"),
-            "x.toml:2: a binary integer with more than 62 digits");
-  const std::string second =
-      "k =0b00000_0000000_100000_000_00_00000000000000_100000_000_0000000_100000_00_00000";
-  EXPECT_EQ(check_toml_nesting(second + "\n", "x.toml"),
-            "x.toml:1: a binary integer with more than 62 digits");
-  EXPECT_EQ(check_toml_nesting("k = 0b" + std::string(63, '1') + "\n", "x.toml"),
-            "x.toml:1: a binary integer with more than 62 digits");
+  // The fuzzer's two inputs (64 and 63 digits), and the bounds.
+  for (const auto& [text, line] : std::initializer_list<std::pair<std::string, int>>{
+           {"k =0b00000_0000000_100000_000000_00_0000000_100000_00_0000000_10000000_100000_0000000",
+            1},
+           {"k =0b00000_0000000_100000_000_00_00000000000000_100000_000_0000000_100000_00_00000",
+            1},
+           {"a = 1\nk = 0b" + std::string(64, '0'), 2},
+           {"k = 0b" + std::string(63, '1'), 1}}) {
+    EXPECT_EQ(check_toml_nesting(text + "\n", "x.toml"),
+              "x.toml:" + std::to_string(line) + ": a binary integer with more than 62 digits")
+        << text;
+  }
   EXPECT_EQ(check_toml_nesting("k = 0b" + std::string(62, '1') + "\n", "x.toml"), "");
   EXPECT_EQ(check_toml_nesting("k = [0b1_0, 0b" + std::string(62, '0') + "]\n", "x.toml"), "");
   // Not a literal: inside a string, a comment, or a longer bare word.
