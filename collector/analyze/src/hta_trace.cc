@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory_resource>
 #include <set>
 
 // HTA's loading rules (HolisticTraceAnalysis: trace_parser.py, trace.py),
@@ -57,13 +58,14 @@ void HtaTraceCollector::add(const TraceEvent& event) {
     max_external_id_ = std::max(max_external_id_, event.external_id);
   }
   const bool gpu = event.stream != -1;
+  if (rows_.empty()) first_row_is_element_0_ = event.index == 0;
   Row row;
   row.ts_us = event.ts_us;
   row.dur_us = event.dur_us;
   row.ts_ns = event.ts_ns;
   row.dur_ns = event.dur_ns;
-  row.index = event.index;
-  row.tid = event.tid;
+  row.gpu = gpu;
+  row.lane = gpu ? event.stream : event.tid;
   row.op = !gpu && event.cat == "cpu_op";
   if (row.op && host_pid_ < 0) host_pid_ = event.pid;
   row.external_id = event.external_id;
@@ -74,7 +76,6 @@ void HtaTraceCollector::add(const TraceEvent& event) {
     rows_.push_back(row);
     return;
   }
-  row.stream = event.stream;
   row.correlation = event.correlation;
   row.name = intern(event.name);
   rows_.push_back(row);
@@ -122,15 +123,17 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
       bool kernel = false;
       std::uint32_t kept = 0;
     };
-    std::unordered_map<std::int64_t, Correlation> correlations;
+    // Its nodes come from one arena, freed at once with it.
+    std::pmr::monotonic_buffer_resource arena;
+    std::pmr::unordered_map<std::int64_t, Correlation> correlations{&arena};
     bool any_cpu = false;
     std::int64_t last_step_start = std::numeric_limits<std::int64_t>::min();
     std::int64_t first_cpu_start = std::numeric_limits<std::int64_t>::max();
     bool any_step = false;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& row = rows[i];
-      if (row.stream != -1) {
-        if (row.stream > 0 && row.correlation != -1) correlations[row.correlation].kernel = true;
+      if (row.gpu) {
+        if (row.lane > 0 && row.correlation != -1) correlations[row.correlation].kernel = true;
         continue;
       }
       any_cpu = true;
@@ -167,7 +170,7 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     std::size_t operators = 0;
     std::size_t runtime = 0;
     for (const Row& row : rows) {
-      if (row.stream != -1 || !cpu_kept(row)) continue;
+      if (row.gpu || !cpu_kept(row)) continue;
       operators += row.op ? 1 : 0;
       if (row.correlation == -1) {
         ++kept_uncorrelated;
@@ -179,51 +182,54 @@ HtaTrace HtaTrace::filter(std::vector<HtaTraceCollector>& traces) {
     rank.operators.reserve(operators);
     rank.runtime.reserve(runtime);
     for (const Row& row : rows) {
-      if (row.stream != -1 || !cpu_kept(row)) continue;
+      if (row.gpu || !cpu_kept(row)) continue;
       if (row.op)
-        rank.operators.push_back({row.ts_ns, row.dur_ns, row.tid, row.external_id, row.name});
+        rank.operators.push_back({row.ts_ns, row.dur_ns, row.lane, row.external_id, row.name});
       if (row.correlation == -1) continue;
-      rank.runtime.push_back({row.ts_ns, row.dur_ns, row.tid, row.correlation, row.name,
+      rank.runtime.push_back({row.ts_ns, row.dur_ns, row.lane, row.correlation, row.name,
                               correlations[row.correlation].kernel, is_launch(row.name)});
     }
-    auto row_ts_if_kept = [&](std::uint64_t index) -> double {
-      auto it = std::lower_bound(rows.begin(), rows.end(), index,
-                                 [](const Row& r, std::uint64_t v) { return r.index < v; });
-      if (it == rows.end() || it->index != index) return std::nan("");
-      if (it->stream == -1) return cpu_kept(*it) ? static_cast<double>(it->ts_ns) : std::nan("");
-      return static_cast<double>(it->ts_ns);
+    // The start of the row at `position`, NaN for a CPU row filtered out.
+    auto row_ts_if_kept = [&](std::size_t position) -> double {
+      const Row& row = rows[position];
+      if (!row.gpu) return cpu_kept(row) ? static_cast<double>(row.ts_ns) : std::nan("");
+      return static_cast<double>(row.ts_ns);
     };
     auto copies_of = [&](const Row& row) -> std::uint32_t {
       if (!filter) return 1;
-      if (row.stream <= 0) return 0;
+      if (row.lane <= 0) return 0;
       if (row.correlation == -1) return kept_uncorrelated;
       auto it = correlations.find(row.correlation);
       return it == correlations.end() ? 0 : it->second.kept;
     };
     std::size_t gpu = 0;
     for (const Row& row : rows) {
-      if (row.stream != -1) gpu += copies_of(row);
+      if (row.gpu) gpu += copies_of(row);
     }
     rank.gpu.reserve(gpu);
     for (const Row& row : rows) {
-      if (row.stream == -1) continue;
+      if (!row.gpu) continue;
       const std::uint32_t copies = copies_of(row);
       if (copies == 0) continue;
       HtaGpuRow g;
       g.ts = row.ts_ns;
       g.end = row.ts_ns + row.dur_ns;
-      g.stream = row.stream;
+      g.stream = row.lane;
       g.correlation = row.correlation;
       g.name = row.name;
       g.type = type_of(row.name);
-      std::int64_t index_correlation = std::min<std::int64_t>(row.correlation, 0);
-      if (row.stream > 0 && row.correlation != -1) {
+      // HTA's index_correlation: the launch's row, else (correlation >= 0)
+      // element 0 of traceEvents, else none.
+      std::size_t launch = kNoLaunch;
+      if (row.lane > 0 && row.correlation != -1) {
         auto it = correlations.find(row.correlation);
-        if (it != correlations.end() && it->second.launch != kNoLaunch)
-          index_correlation = static_cast<std::int64_t>(rows[it->second.launch].index);
+        if (it != correlations.end()) launch = it->second.launch;
       }
-      if (index_correlation >= 0)
-        g.runtime_ts = row_ts_if_kept(static_cast<std::uint64_t>(index_correlation));
+      if (launch != kNoLaunch) {
+        g.runtime_ts = row_ts_if_kept(launch);
+      } else if (row.correlation >= 0 && trace.first_row_is_element_0_) {
+        g.runtime_ts = row_ts_if_kept(0);
+      }
       for (std::uint32_t c = 0; c < copies; ++c)
         rank.gpu.push_back(g);
     }

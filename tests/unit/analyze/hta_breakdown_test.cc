@@ -98,6 +98,51 @@ TEST(HtaBreakdown, FollowsEachOfHtasRules) {
   EXPECT_EQ(r.streams[1].stream, 9);
 }
 
+// HTA's index_correlation: a kernel with a correlation id >= 0 that no CPU row
+// has is "launched" at traceEvents[0] (whatever that row is); one with another
+// negative id has no launch. Stream 7: a [10,15) b [60,65) c [100,105)
+// d [200,205) f [400,405).
+TEST(HtaBreakdown, AKernelWithoutItsLaunchIsLaunchedAtTheFirstEventAsInHta) {
+  const std::string events = R"(
+    {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7,"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":60,"dur":5,"args":{"stream":7,"correlation":9}},
+    {"ph":"X","cat":"kernel","name":"c","pid":0,"tid":7,"ts":100,"dur":5,"args":{"stream":7,"correlation":-5}},
+    {"ph":"X","cat":"kernel","name":"d","pid":0,"tid":7,"ts":200,"dur":5,"args":{"stream":7,"correlation":0}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":8,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"e","pid":0,"tid":7,"ts":300,"dur":5,"args":{"stream":0,"correlation":4}},
+    {"ph":"X","cat":"kernel","name":"f","pid":0,"tid":7,"ts":400,"dur":5,"args":{"stream":7,"correlation":4}}
+  ]})";
+  TempDir dir;
+  // First event at 50: only b's gap (launch 50 > a's end 15) waits on the host.
+  const HtaBreakdown early = hta_breakdown_of({dir.write(
+      "early.json",
+      R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::first","pid":1,"tid":1,"ts":50,"dur":1},)" +
+          events)});
+  ASSERT_EQ(early.ranks.size(), 1u);
+  ASSERT_EQ(early.ranks[0].streams.size(), 2u);
+  EXPECT_EQ(early.ranks[0].streams[1].stream, 7);
+  EXPECT_EQ(early.ranks[0].streams[1].host_wait_ns, 45'000);
+  EXPECT_EQ(early.ranks[0].streams[1].other_ns, 325'000);
+  // First event at 150 (not an operator, kept as row 0): d's gap too.
+  const HtaBreakdown late = hta_breakdown_of({dir.write(
+      "late.json",
+      R"({"traceEvents": [{"ph":"X","cat":"python_function","name":"x","pid":1,"tid":1,"ts":150,"dur":1},)" +
+          events)});
+  ASSERT_EQ(late.ranks.size(), 1u);
+  ASSERT_EQ(late.ranks[0].streams.size(), 2u);
+  EXPECT_EQ(late.ranks[0].streams[1].host_wait_ns, 140'000);
+  EXPECT_EQ(late.ranks[0].streams[1].other_ns, 230'000);
+  // A metadata event first: no row is element 0, so no kernel has a launch
+  // but a's.
+  const HtaBreakdown none = hta_breakdown_of({dir.write(
+      "none.json",
+      R"({"traceEvents": [{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},)" +
+          events)});
+  ASSERT_EQ(none.ranks.size(), 1u);
+  ASSERT_EQ(none.ranks[0].streams.size(), 2u);
+  EXPECT_EQ(none.ranks[0].streams[1].host_wait_ns, 0);
+}
+
 TEST(HtaBreakdown, RoundsLikePandas) {
   EXPECT_DOUBLE_EQ(round_pct(10113.0 / 384634.0), 2.63);
   EXPECT_DOUBLE_EQ(round_pct(0.5), 50.0);
