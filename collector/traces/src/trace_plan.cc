@@ -17,12 +17,7 @@ std::string peek(const std::string& path, TraceSource& source) {
   std::string error;
   auto reader = open_trace_reader(path, error);
   if (!reader) return error;
-  if (reader->info().format == TraceFormat::kKineto) {
-    TraceFileInfo info = reader->info();
-    if (auto err = KinetoReader::scan_metadata(path, info); !err.empty()) return err;
-    if (info.rank < 0) info.rank = rank_from_file_name(path);
-    source.info = info;
-  }
+  const TraceFileInfo opened = reader->info();
   TraceEvent event;
   for (int i = 0; i < kPeekEvents && reader->next(event); ++i) {
     if (event.kind == TraceEventKind::kComplete) {
@@ -32,10 +27,24 @@ std::string peek(const std::string& path, TraceSource& source) {
   if (!reader->error().empty() && reader->stats().records == 0) return reader->error();
   if (reader->info().format == TraceFormat::kDftracer) {
     source.info = reader->info();
-  } else {
-    source.info.pid = reader->info().pid;
-    if (source.info.host.empty()) source.info.host = reader->info().host;
+    return {};
   }
+  // A Kineto file's rank is in its distributedInfo member. The reader has
+  // read the members before its first events (where the profiler writes
+  // it); only a file without it there is scanned to its end.
+  TraceFileInfo info = opened;
+  if (reader->info().rank >= 0) {
+    info.rank = reader->info().rank;
+    info.world_size = reader->info().world_size;
+    info.base_time_ns = reader->info().base_time_ns;
+    info.host = reader->info().host;
+  } else if (auto err = KinetoReader::scan_metadata(path, info); !err.empty()) {
+    return err;
+  }
+  if (info.rank < 0) info.rank = rank_from_file_name(path);
+  source.info = info;
+  source.info.pid = reader->info().pid;
+  if (source.info.host.empty()) source.info.host = reader->info().host;
   return {};
 }
 
