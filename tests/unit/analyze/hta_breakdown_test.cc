@@ -132,15 +132,17 @@ TEST(HtaBreakdown, AKernelWithoutItsLaunchIsLaunchedAtTheFirstEventAsInHta) {
   ASSERT_EQ(late.ranks[0].streams.size(), 2u);
   EXPECT_EQ(late.ranks[0].streams[1].host_wait_ns, 140'000);
   EXPECT_EQ(late.ranks[0].streams[1].other_ns, 230'000);
-  // A metadata event first: no row is element 0, so no kernel has a launch
-  // but a's.
+  // A metadata event first, then the row at 150: no row is element 0, so no
+  // kernel has a launch but a's.
   const HtaBreakdown none = hta_breakdown_of({dir.write(
       "none.json",
-      R"({"traceEvents": [{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},)" +
+      R"({"traceEvents": [{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},)"
+      R"({"ph":"X","cat":"python_function","name":"x","pid":1,"tid":1,"ts":150,"dur":1},)" +
           events)});
   ASSERT_EQ(none.ranks.size(), 1u);
   ASSERT_EQ(none.ranks[0].streams.size(), 2u);
   EXPECT_EQ(none.ranks[0].streams[1].host_wait_ns, 0);
+  EXPECT_EQ(none.ranks[0].streams[1].other_ns, 370'000);
 }
 
 TEST(HtaBreakdown, RoundsLikePandas) {
