@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <boost/container/deque.hpp>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -8,8 +9,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/container/deque.hpp>
 
 #include "hta_kernel_type.h"
 #include "traces/trace_event.h"
@@ -66,7 +65,7 @@ class HtaTraceCollector {
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> name_ids_;
   std::int64_t min_external_id_ = -1;  // over every event; -1: none
   std::int64_t max_external_id_ = -1;
-  std::int64_t host_pid_ = -1;  // pid of the first host operator; -1: none
+  std::int64_t host_pid_ = -1;           // pid of the first host operator; -1: none
   bool first_row_is_element_0_ = false;  // rows_[0] is traceEvents[0]
 };
 
