@@ -134,10 +134,11 @@ int run_analyze(std::span<const std::string_view> args, std::ostream& out, std::
   // hundred bytes of rows). Set before the first worker starts.
   ::mallopt(M_ARENA_MAX, 1);
   // Memory freed is kept for the next use instead of going back to the
-  // kernel: each file is opened up to three times (plan, metadata, read), and
-  // each time its 256 KiB buffers would be mapped afresh, as would the rows'
-  // pages once the tables are built from them. Page faults are what a fresh
-  // page costs; peak RSS is unchanged (what is kept was resident already).
+  // kernel: each file is opened more than once (its format probe and its
+  // reader, when planned and again when read), and each time its 256 KiB
+  // buffers would be mapped afresh, as would the rows' pages once the tables
+  // are built from them. A fresh page costs a page fault; peak RSS is
+  // unchanged (what is kept was resident already).
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 64 << 20);
 

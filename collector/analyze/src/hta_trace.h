@@ -52,7 +52,7 @@ class HtaTraceCollector {
   // A deque, not a vector: no reallocation that holds the rows twice (the
   // peak memory of `stallwatch analyze`). Boost's, for its block size: one
   // allocation per 1024 rows, where std::deque's 512-byte blocks cost one
-  // every six (a quarter of the ResNet trace's analysis time in perf).
+  // every six rows.
   using Rows = boost::container::deque<
       Row, void, boost::container::deque_options_t<boost::container::block_size<1024u>>>;
   Rows rows_;
