@@ -306,7 +306,16 @@ JsonObjectScanner::Item JsonObjectScanner::next() {
         }
         keep_from_ = pos_;
         std::size_t value_end = 0;
-        if (!scan_value(value_end))
+        element_read_ = false;
+        if (element_reader_ != nullptr) {
+          const std::size_t length = element_reader_(
+              std::string_view(buffer_.data() + pos_, end_ - pos_), element_reader_context_);
+          if (length > 0 && length <= end_ - pos_) {
+            value_end = pos_ + length;
+            element_read_ = true;
+          }
+        }
+        if (!element_read_ && !scan_value(value_end))
           return fail(error_.empty() ? "truncated JSON document" : error_);
         text_ = std::string_view(buffer_.data() + pos_, value_end - pos_);
         offset_ = consumed_base_ + pos_;

@@ -34,7 +34,20 @@ class JsonObjectScanner {
   JsonObjectScanner(InputFile& file, std::string array_key, std::size_t chunk_bytes = 256u << 10,
                     std::size_t max_item_bytes = 256u << 20);
 
+  // Optional: a reader that finds where an element ends while it parses it
+  // (the Kineto reader's hand-written parser). Given the buffered bytes from
+  // an element's first byte on (kPadding readable after them), it returns
+  // the element's length, or 0 when it cannot tell: the scanner then finds
+  // the end itself, refilling as needed. element_read() says which it was.
+  using ElementReader = std::size_t (*)(std::string_view rest, void* context);
+  void set_element_reader(ElementReader reader, void* context) {
+    element_reader_ = reader;
+    element_reader_context_ = context;
+  }
+
   Item next();
+  // The last kElement was measured by the element reader.
+  bool element_read() const { return element_read_; }
   std::string_view key() const { return key_; }
   std::string_view text() const { return text_; }
   std::uint64_t offset() const { return offset_; }  // of text() in the inflated file
@@ -68,6 +81,9 @@ class JsonObjectScanner {
   std::string_view text_;
   std::uint64_t offset_ = 0;
   std::string error_;
+  ElementReader element_reader_ = nullptr;
+  void* element_reader_context_ = nullptr;
+  bool element_read_ = false;
 };
 
 }  // namespace stallwatch::collector

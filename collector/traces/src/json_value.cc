@@ -88,9 +88,18 @@ bool json_int(simdjson::ondemand::value value, std::int64_t& out) {
         return true;
       }
       // A fraction is cut toward zero; a value an int64 cannot hold (or not
-      // finite) is no integer: converting it would be undefined.
+      // finite) is no integer: converting it would be undefined. The double
+      // comes from the token: simdjson 3.0's get_double misreads a long
+      // fraction after a zero integer part (its issue 2093).
+      std::string_view token = value.raw_json_token();
+      while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
+                                token.back() == '\r' || token.back() == '\t')) {
+        token.remove_suffix(1);
+      }
       double d = 0;
-      if (value.get_double().get(d) || !(d >= -kTwo63 && d < kTwo63)) return false;
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), d);
+      if (ec != std::errc() || end != token.data() + token.size() || !(d >= -kTwo63 && d < kTwo63))
+        return false;
       out = static_cast<std::int64_t>(d);
       return true;
     }

@@ -10,28 +10,7 @@ namespace stallwatch::collector {
 
 namespace {
 
-using detail::key_is;
-using simdjson::ondemand::json_type;
-using simdjson::ondemand::number_type;
-
 constexpr const char* kEventsKey = "traceEvents";
-
-// Reads a JSON number as the double Python's json module would produce, plus
-// its exact ns value and whether it was written as an integer.
-bool read_time(simdjson::ondemand::value value, double& us, std::int64_t& ns, bool& is_float) {
-  json_type type;
-  if (value.type().get(type) || type != json_type::number) return false;
-  number_type nt;
-  if (value.get_number_type().get(nt)) return false;
-  is_float = nt == number_type::floating_point_number;
-  if (value.get_double().get(us)) return false;
-  std::string_view token = value.raw_json_token();
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
-                            token.back() == '\t')) {
-    token.remove_suffix(1);
-  }
-  return detail::parse_micros_as_nanos(token, ns);
-}
 
 void read_member(simdjson::ondemand::parser& parser, std::string_view key, std::string_view text,
                  TraceFileInfo& info) {
@@ -65,6 +44,16 @@ void read_member(simdjson::ondemand::parser& parser, std::string_view key, std::
 KinetoReader::KinetoReader(std::unique_ptr<InputFile> file, TraceFileInfo info)
     : file_(std::move(file)), scanner_(*file_, kEventsKey), info_(std::move(info)) {
   stats_.file = info_.path;
+  scanner_.set_element_reader(&KinetoReader::read_element, this);
+}
+
+std::size_t KinetoReader::read_element(std::string_view rest, void* self) {
+  auto& reader = *static_cast<KinetoReader*>(self);
+  *reader.target_ = TraceEvent{};
+  reader.element_ = KinetoElement{};
+  std::size_t length = 0;
+  return parse_kineto_element_fast_prefix(rest, *reader.target_, reader.element_, length) ? length
+                                                                                          : 0;
 }
 
 std::string KinetoReader::scan_metadata(const std::string& path, TraceFileInfo& info) {
@@ -97,91 +86,25 @@ void KinetoReader::parse_member() {
 
 KinetoReader::Parsed KinetoReader::parse_element(TraceEvent& event, std::string& problem) {
   const std::string_view text = scanner_.text();
-  event = TraceEvent{};
-  event.index = element_index_++;
+  const std::uint64_t index = element_index_++;
   ++stats_.records;
-  simdjson::ondemand::document doc;
-  if (auto err =
-          parser_.iterate(text.data(), text.size(), text.size() + JsonObjectScanner::kPadding)
-              .get(doc)) {
-    problem = simdjson::error_message(err);
-    return Parsed::kMalformed;
-  }
-  simdjson::ondemand::object object;
-  if (doc.get_object().get(object)) {
-    problem = "traceEvents element is not an object";
-    return Parsed::kMalformed;
-  }
-  std::string_view ph;
-  bool has_ts = false;
-  bool has_dur = false;
-  for (auto field_result : object) {
-    simdjson::ondemand::field field;
-    if (auto err = std::move(field_result).get(field)) {
-      problem = simdjson::error_message(err);
-      return Parsed::kMalformed;
-    }
-    // Raw keys: profiler keys have no escapes, and nothing is unescaped.
-    const char* key = field.key().raw();
-    simdjson::ondemand::value value = field.value();
-    if (key_is(key, "ph")) {
-      if (value.get_string().get(ph)) {
-        problem = "\"ph\" is not a string";
-        return Parsed::kMalformed;
-      }
-    } else if (key_is(key, "name")) {
-      std::string_view s;
-      if (!detail::json_text(value, s)) {
-        problem = "\"name\" is not a string";
-        return Parsed::kMalformed;
-      }
-      event.name = s;
-    } else if (key_is(key, "cat")) {
-      std::string_view s;
-      if (!detail::json_text(value, s)) {
-        problem = "\"cat\" is not a string";
-        return Parsed::kMalformed;
-      }
-      event.cat = s;
-    } else if (key_is(key, "pid")) {
-      detail::json_int(value, event.pid);
-    } else if (key_is(key, "tid")) {
-      detail::json_int(value, event.tid);
-    } else if (key_is(key, "ts")) {
-      bool is_float = false;
-      if (!read_time(value, event.ts_us, event.ts_ns, is_float)) {
-        problem = "\"ts\" is not a number";
-        return Parsed::kMalformed;
-      }
-      event.ts_is_float = is_float;
-      has_ts = true;
-    } else if (key_is(key, "dur")) {
-      bool is_float = false;
-      if (!read_time(value, event.dur_us, event.dur_ns, is_float)) {
-        problem = "\"dur\" is not a number";
-        return Parsed::kMalformed;
-      }
-      has_dur = true;
-    } else if (key_is(key, "args")) {
-      simdjson::ondemand::object args;
-      if (value.get_object().get(args)) continue;
-      for (auto arg_result : args) {
-        simdjson::ondemand::field arg;
-        if (std::move(arg_result).get(arg)) {
-          problem = "bad \"args\"";
-          return Parsed::kMalformed;
-        }
-        const char* arg_key = arg.key().raw();
-        if (key_is(arg_key, "stream")) {
-          detail::json_int(arg.value(), event.stream);
-        } else if (key_is(arg_key, "correlation")) {
-          detail::json_int(arg.value(), event.correlation);
-        } else if (key_is(arg_key, "External id")) {
-          detail::json_int(arg.value(), event.external_id);
-        }
-      }
+  KinetoElement element;
+  if (scanner_.element_read()) {
+    // The hand-written parser read it while the scanner measured it.
+    element = element_;
+  } else {
+    event = TraceEvent{};
+    if (!parse_kineto_element_fast(text, event, element)) {
+      // Not the common shape: simdjson reads it, or says what is wrong.
+      event = TraceEvent{};
+      element = KinetoElement{};
+      if (!parse_kineto_element(parser_, text, event, element, problem)) return Parsed::kMalformed;
     }
   }
+  event.index = index;
+  const std::string_view ph = element.ph;
+  const bool has_ts = element.has_ts;
+  const bool has_dur = element.has_dur;
   if (!has_ts || event.ts_is_float) info_.fractional_ts = true;
   if (info_.pid < 0 && ph == "X" && event.stream < 0) info_.pid = event.pid;
   event.os_pid = event.pid;
@@ -218,6 +141,7 @@ KinetoReader::Parsed KinetoReader::parse_element(TraceEvent& event, std::string&
 
 bool KinetoReader::next(TraceEvent& event) {
   if (done_) return false;
+  target_ = &event;
   std::string problem;
   for (;;) {
     switch (scanner_.next()) {

@@ -8,6 +8,7 @@
 
 #include "input_file.h"
 #include "json_object_scanner.h"
+#include "kineto_element.h"
 #include "traces/trace_reader.h"
 
 namespace stallwatch::collector {
@@ -15,9 +16,11 @@ namespace stallwatch::collector {
 // Reads PyTorch-profiler (Kineto) traces (.json, .json.gz) as a stream: the
 // top-level members are read as they come (distributedInfo.rank,
 // baseTimeNanoseconds, host_name) and each traceEvents element is parsed on
-// its own. Timestamps are µs with optional ns fractions; they are converted to
-// ns exactly, and also kept as the double a JSON float parser would produce
-// (HTA's rounding works on those). GPU rows carry args.stream; args.correlation
+// its own: by hand where it has the common shape (kineto_element.h), which
+// also measures it for the scanner, else by simdjson. Timestamps are µs with
+// optional ns fractions; they are converted to ns exactly, and also kept as
+// the double a JSON float parser would produce (HTA's rounding works on
+// those). GPU rows carry args.stream; args.correlation
 // links them to their runtime launch.
 //
 // A document cut short (a killed profiler) ends the stream after the last
@@ -38,10 +41,15 @@ class KinetoReader : public TraceReader {
   enum class Parsed : std::uint8_t { kEvent, kSkip, kMalformed };
   Parsed parse_element(TraceEvent& event, std::string& problem);
   void parse_member();
+  // The scanner's element reader: the hand-written parser on the buffered
+  // bytes, into *target_ and element_.
+  static std::size_t read_element(std::string_view rest, void* self);
 
   std::unique_ptr<InputFile> file_;
   JsonObjectScanner scanner_;
   simdjson::ondemand::parser parser_;
+  TraceEvent* target_ = nullptr;  // next()'s event while it runs
+  KinetoElement element_;         // what read_element found beside it
   TraceFileInfo info_;
   std::uint64_t element_index_ = 0;
   bool done_ = false;

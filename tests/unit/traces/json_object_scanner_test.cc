@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "input_file.h"
+#include "kineto_element.h"
 #include "trace_files.h"
 
 namespace stallwatch::collector {
@@ -20,9 +21,11 @@ struct Scan {
   std::vector<std::string> members;   // key=value
   std::vector<std::string> elements;  // raw text
   std::string error;
+  std::size_t read = 0;  // elements the element reader measured
 };
 
-Scan scan(const std::string& path, std::size_t chunk_bytes) {
+Scan scan(const std::string& path, std::size_t chunk_bytes,
+          JsonObjectScanner::ElementReader reader = nullptr) {
   Scan out;
   std::string error;
   auto file = InputFile::open(path, error);
@@ -31,6 +34,7 @@ Scan scan(const std::string& path, std::size_t chunk_bytes) {
     return out;
   }
   JsonObjectScanner scanner(*file, "traceEvents", chunk_bytes);
+  if (reader != nullptr) scanner.set_element_reader(reader, nullptr);
   for (;;) {
     const auto item = scanner.next();
     if (item == JsonObjectScanner::Item::kEnd) break;
@@ -42,9 +46,19 @@ Scan scan(const std::string& path, std::size_t chunk_bytes) {
       out.members.push_back(std::string(scanner.key()) + "=" + std::string(scanner.text()));
     } else {
       out.elements.emplace_back(scanner.text());
+      out.read += scanner.element_read() ? 1 : 0;
     }
   }
   return out;
+}
+
+// The Kineto reader's element reader: the hand-written parser on the front
+// of the buffered bytes.
+std::size_t kineto_prefix(std::string_view rest, void*) {
+  TraceEvent event;
+  KinetoElement element;
+  std::size_t length = 0;
+  return parse_kineto_element_fast_prefix(rest, event, element, length) ? length : 0;
 }
 
 // A JSON string body that stresses the scanner: brackets, escaped quotes,
@@ -109,6 +123,45 @@ TEST(JsonObjectScanner, ElementsComeOutExactlyWhateverTheChunkSize) {
       EXPECT_EQ(s.members[1], "note=\"}]\\\"{[\"");
       EXPECT_EQ(s.members[2], "tail={\"x\": [1, {\"y\": \"]\"}]}");
     }
+  }
+}
+
+// An element reader measures the elements it can read whole from the
+// buffer; the scanner measures the rest (escapes, an element cut by the end
+// of the buffer, a reader that claims more than there is). The split is the
+// same either way.
+TEST(JsonObjectScanner, AnElementReaderChangesNothingInTheSplit) {
+  TempDir dir;
+  std::mt19937 rng(26);
+  std::string doc = "{\"traceEvents\": [\n";
+  for (int i = 0; i < 400; ++i) {
+    std::string e =
+        i % 3 == 0
+            ? "{\"name\": \"" + random_string(rng) + "\", \"args\": " + random_value(rng, 1) + "}"
+            : "{\"ph\": \"X\", \"name\": \"op" + std::to_string(i) +
+                  "\", \"ts\": " + std::to_string(i) + ".5, \"args\": {\"a\": [" +
+                  std::to_string(i) + ", {\"b\": null}]}}";
+    doc += (i ? ",\n  " : "  ") + e;
+  }
+  doc += "\n], \"tail\": {\"x\": 1}}\n";
+  const std::string path = dir.write("t.json", doc);
+  auto greedy = [](std::string_view rest, void*) -> std::size_t { return rest.size() + 1; };
+  for (std::size_t chunk : {std::size_t{17}, std::size_t{1000}, std::size_t{256} << 10}) {
+    const Scan plain = scan(path, chunk);
+    const Scan measured = scan(path, chunk, &kineto_prefix);
+    ASSERT_EQ(plain.error, "");
+    EXPECT_EQ(measured.error, "");
+    EXPECT_EQ(measured.elements, plain.elements) << chunk;
+    EXPECT_EQ(measured.members, plain.members) << chunk;
+    EXPECT_EQ(plain.read, 0u);
+    // Two in three elements are the reader's kind; the others have escapes.
+    if (chunk > 1000) {
+      EXPECT_GE(measured.read, 260u) << chunk;
+    }
+    EXPECT_LT(measured.read, plain.elements.size()) << chunk;
+    const Scan refused = scan(path, chunk, greedy);
+    EXPECT_EQ(refused.elements, plain.elements) << chunk;
+    EXPECT_EQ(refused.read, 0u);
   }
 }
 
