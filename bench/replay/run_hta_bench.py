@@ -43,6 +43,10 @@ high-water mark of the memory a process had before exec). Memory ratio = HTA /
 stallwatch peak RSS, speed ratio = HTA / stallwatch wall time. The machine's
 other load is not controlled: run it on a quiet one for figures to quote, and
 from the release preset (--build build/release) for what the package gives.
+Where the CPUs do not run at the same speed (a VM's vCPUs may not: one that
+shares its core on the host runs slower), whichever a process lands on decides
+its time; pin the whole run to one CPU (taskset -c 0 run_hta_bench.py ...),
+and every process, HTA's and stallwatch's, runs there.
 
 With --baseline EXE (another build of stallwatch, e.g. of an older commit),
 that executable runs the same command interleaved with the two, and its

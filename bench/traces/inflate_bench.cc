@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "input_file.h"
 
 namespace {
@@ -122,29 +123,14 @@ Result inflate_input_file(const std::string& path, bool checksum) {
   return r;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   int runs = 9;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else {
-      files.push_back(arg);
-    }
-  }
-  if (files.empty()) {
-    const std::string data = SW_TEST_DATA;
-    files = {data + "/kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-             data + "/dftracer-dlio/trace-0-of-8.pfw.gz"};
-  }
+  const std::string data = SW_TEST_DATA;
+  std::vector<std::string> files = {data + "/kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+                                    data + "/dftracer-dlio/trace-0-of-8.pfw.gz"};
+  stallwatch::bench::parse_bench_args(argc, argv, runs, files);
   nlohmann::json doc{{"runs", runs}, {"out_chunk_kib", kOutChunk >> 10}};
   std::printf("%-48s %10s %10s %10s %10s %8s\n", "file", "gz MB", "out MB", "zlib MB/s",
               "isa-l MB/s", "speedup");
@@ -177,9 +163,9 @@ int main(int argc, char** argv) {
       file_s.push_back(time([&] { inflate_input_file(path, false); }));
     }
     const double mb = static_cast<double>(want.bytes) / 1e6;
-    const double zlib_mbps = mb / median(zlib_s);
-    const double isal_mbps = mb / median(isal_s);
-    const double file_mbps = mb / median(file_s);
+    const double zlib_mbps = mb / stallwatch::bench::median(zlib_s);
+    const double isal_mbps = mb / stallwatch::bench::median(isal_s);
+    const double file_mbps = mb / stallwatch::bench::median(file_s);
     const std::string name = path.substr(path.rfind('/') + 1);
     std::printf("%-48s %10.2f %10.2f %10.1f %10.1f %7.2fx\n", name.c_str(),
                 static_cast<double>(gz.size()) / 1e6, mb, zlib_mbps, isal_mbps,

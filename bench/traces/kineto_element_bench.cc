@@ -11,7 +11,6 @@
 // usage: bench_kineto_element [--runs N] FILE...   (default: the Kineto traces
 // of tests/data); ends with one JSON line.
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,9 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.h"
 #include "input_file.h"
 #include "json_object_scanner.h"
 #include "kineto_element.h"
+#include "kineto_element_equal.h"
 
 namespace {
 
@@ -69,41 +70,15 @@ std::string_view view(const std::string& padded) {
   return {padded.data(), padded.size() - JsonObjectScanner::kPadding};
 }
 
-bool same(const TraceEvent& a, const KinetoElement& ea, const TraceEvent& b,
-          const KinetoElement& eb) {
-  return ea.ph == eb.ph && ea.has_ts == eb.has_ts && ea.has_dur == eb.has_dur && a.name == b.name &&
-         a.cat == b.cat && a.pid == b.pid && a.tid == b.tid && a.ts_ns == b.ts_ns &&
-         a.dur_ns == b.dur_ns &&
-         std::bit_cast<std::uint64_t>(a.ts_us) == std::bit_cast<std::uint64_t>(b.ts_us) &&
-         std::bit_cast<std::uint64_t>(a.dur_us) == std::bit_cast<std::uint64_t>(b.dur_us) &&
-         a.ts_is_float == b.ts_is_float && a.stream == b.stream && a.correlation == b.correlation &&
-         a.external_id == b.external_id;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   int runs = 9;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) {
-      runs = std::max(1, std::atoi(argv[++i]));
-    } else {
-      files.push_back(arg);
-    }
-  }
-  if (files.empty()) {
-    const std::string data = SW_TEST_DATA;
-    files = {data + "/kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-             data + "/kineto/two-rank/sampled_rank-0.json.gz",
-             data + "/kineto/two-rank/sampled_rank-1.json.gz"};
-  }
+  const std::string data = SW_TEST_DATA;
+  std::vector<std::string> files = {data + "/kineto/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+                                    data + "/kineto/two-rank/sampled_rank-0.json.gz",
+                                    data + "/kineto/two-rank/sampled_rank-1.json.gz"};
+  stallwatch::bench::parse_bench_args(argc, argv, runs, files);
   nlohmann::json doc{{"runs", runs}};
   std::printf("%-48s %9s %9s %11s %11s %8s %9s\n", "file", "elements", "MB", "simdjson ns",
               "by hand ns", "speedup", "fallback");
@@ -121,7 +96,7 @@ int main(int argc, char** argv) {
           stallwatch::collector::parse_kineto_element(parser, view(padded), b, eb, problem);
       if (!fast) {
         ++fallbacks;
-      } else if (!full || !same(a, ea, b, eb)) {
+      } else if (!full || !stallwatch::collector::same_kineto_fields(a, ea, b, eb)) {
         std::fprintf(stderr, "%s: the parsers differ on %s\n", path.c_str(),
                      std::string(view(padded)).c_str());
         return 1;
@@ -158,8 +133,8 @@ int main(int argc, char** argv) {
     }
     const double n = static_cast<double>(elements.texts.size());
     const double mb = static_cast<double>(elements.bytes) / 1e6;
-    const double simdjson_ns = median(simdjson_s) / n * 1e9;
-    const double fast_ns = median(fast_s) / n * 1e9;
+    const double simdjson_ns = stallwatch::bench::median(simdjson_s) / n * 1e9;
+    const double fast_ns = stallwatch::bench::median(fast_s) / n * 1e9;
     const std::string name = path.substr(path.rfind('/') + 1);
     std::printf("%-48s %9zu %9.2f %11.1f %11.1f %7.2fx %9zu\n", name.c_str(), elements.texts.size(),
                 mb, simdjson_ns, fast_ns, simdjson_ns / fast_ns, fallbacks);
@@ -167,8 +142,8 @@ int main(int argc, char** argv) {
                           {"element_bytes", elements.bytes},
                           {"simdjson_ns_per_element", simdjson_ns},
                           {"by_hand_ns_per_element", fast_ns},
-                          {"simdjson_mb_s", mb / median(simdjson_s)},
-                          {"by_hand_mb_s", mb / median(fast_s)},
+                          {"simdjson_mb_s", mb / stallwatch::bench::median(simdjson_s)},
+                          {"by_hand_mb_s", mb / stallwatch::bench::median(fast_s)},
                           {"speedup", simdjson_ns / fast_ns},
                           {"left_to_simdjson", fallbacks},
                           {"checksum", sink}};

@@ -15,7 +15,6 @@
 
 #include <unistd.h>
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +24,7 @@
 #include "input_file.h"
 #include "json_object_scanner.h"
 #include "kineto_element.h"
+#include "kineto_element_equal.h"
 
 namespace {
 
@@ -43,17 +43,6 @@ bool inside(std::string_view part, std::string_view text) {
          (part.data() >= text.data() && part.data() + part.size() <= text.data() + text.size());
 }
 
-bool same(const TraceEvent& a, const KinetoElement& ea, const TraceEvent& b,
-          const KinetoElement& eb) {
-  return ea.ph == eb.ph && ea.has_ts == eb.has_ts && ea.has_dur == eb.has_dur && a.name == b.name &&
-         a.cat == b.cat && a.pid == b.pid && a.tid == b.tid && a.ts_ns == b.ts_ns &&
-         a.dur_ns == b.dur_ns &&
-         std::bit_cast<std::uint64_t>(a.ts_us) == std::bit_cast<std::uint64_t>(b.ts_us) &&
-         std::bit_cast<std::uint64_t>(a.dur_us) == std::bit_cast<std::uint64_t>(b.dur_us) &&
-         a.ts_is_float == b.ts_is_float && a.stream == b.stream && a.correlation == b.correlation &&
-         a.external_id == b.external_id;
-}
-
 // `text` is followed by readable padding.
 void check_against_simdjson(std::string_view text, const TraceEvent& fast,
                             const KinetoElement& fast_element) {
@@ -62,7 +51,8 @@ void check_against_simdjson(std::string_view text, const TraceEvent& fast,
   std::string problem;
   if (!stallwatch::collector::parse_kineto_element(parser(), text, slow, slow_element, problem))
     std::abort();
-  if (!same(fast, fast_element, slow, slow_element)) std::abort();
+  if (!stallwatch::collector::same_kineto_fields(fast, fast_element, slow, slow_element))
+    std::abort();
 }
 
 void check_element(const std::uint8_t* data, std::size_t size) {

@@ -3,13 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "input_file.h"
 #include "json_object_scanner.h"
+#include "kineto_element_equal.h"
 #include "trace_files.h"
 
 namespace stallwatch::collector {
@@ -36,16 +36,7 @@ Parsed parse(std::string_view text, bool fast) {
 }
 
 bool same(const Parsed& a, const Parsed& b) {
-  return a.element.ph == b.element.ph && a.element.has_ts == b.element.has_ts &&
-         a.element.has_dur == b.element.has_dur && a.event.name == b.event.name &&
-         a.event.cat == b.event.cat && a.event.pid == b.event.pid && a.event.tid == b.event.tid &&
-         a.event.ts_ns == b.event.ts_ns && a.event.dur_ns == b.event.dur_ns &&
-         std::bit_cast<std::uint64_t>(a.event.ts_us) ==
-             std::bit_cast<std::uint64_t>(b.event.ts_us) &&
-         std::bit_cast<std::uint64_t>(a.event.dur_us) ==
-             std::bit_cast<std::uint64_t>(b.event.dur_us) &&
-         a.event.ts_is_float == b.event.ts_is_float && a.event.stream == b.event.stream &&
-         a.event.correlation == b.event.correlation && a.event.external_id == b.event.external_id;
+  return same_kineto_fields(a.event, a.element, b.event, b.element);
 }
 
 TEST(KinetoElement, TheHandWrittenParserReadsAKernelRowAsSimdjsonDoes) {
