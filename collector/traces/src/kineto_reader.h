@@ -29,6 +29,9 @@ namespace stallwatch::collector {
 class KinetoReader : public TraceReader {
  public:
   KinetoReader(std::unique_ptr<InputFile> file, TraceFileInfo info);
+  // The scanner calls back into this object: it stays where it was made.
+  KinetoReader(const KinetoReader&) = delete;
+  KinetoReader& operator=(const KinetoReader&) = delete;
 
   bool next(TraceEvent& event) override;
   const TraceFileInfo& info() const override { return info_; }
