@@ -11,9 +11,10 @@
 #   scripts/fuzz-long.sh [--build build/fuzz] [--runs 10000000] [--jobs N]
 #                        [--out DIR] [TARGET ...]
 #
-# TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz router_fuzz
-# config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz
-# tui_api_fuzz execution_trace_fuzz ingest_engine_fuzz (all by default).
+# TARGET: validator_fuzz journal_reader_fuzz trace_reader_fuzz
+# kineto_element_fuzz router_fuzz config_toml_fuzz agent_env_fuzz
+# tree_report_fuzz tree_series_fuzz tui_api_fuzz execution_trace_fuzz
+# ingest_engine_fuzz (all by default).
 # DIR (default build/fuzz/long) keeps each target's corpus, logs and any crash
 # input; running again goes on from the corpus. Inputs are capped at 4 KiB,
 # 8 KiB for ingest_engine_fuzz, 16 KiB for tree_report_fuzz, 32 KiB for
@@ -40,7 +41,7 @@ while [[ $# -gt 0 ]]; do
 done
 out=${out:-$build/long}
 [[ ${#targets[@]} -gt 0 ]] || targets=(validator_fuzz journal_reader_fuzz trace_reader_fuzz
-  router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz tui_api_fuzz
+  kineto_element_fuzz router_fuzz config_toml_fuzz agent_env_fuzz tree_report_fuzz tree_series_fuzz tui_api_fuzz
   execution_trace_fuzz ingest_engine_fuzz)
 
 # name: the binary under the build, its seeds (folders, space-separated),
@@ -49,6 +50,7 @@ declare -A binary=(
   [validator_fuzz]=collector/ingest/fuzz/validator_fuzz
   [journal_reader_fuzz]=collector/ingest/journal_reader_fuzz
   [trace_reader_fuzz]=collector/traces/trace_reader_fuzz
+  [kineto_element_fuzz]=collector/traces/kineto_element_fuzz
   [router_fuzz]=collector/serve/router_fuzz
   [config_toml_fuzz]=collector/daemon/config_toml_fuzz
   [agent_env_fuzz]=agent/agent_env_fuzz
@@ -62,6 +64,7 @@ declare -A seeds=(
   [validator_fuzz]=$build/collector/ingest/fuzz/corpus
   [journal_reader_fuzz]=$root/collector/ingest/fuzz/journal_seeds
   [trace_reader_fuzz]=$root/collector/traces/fuzz/seeds
+  [kineto_element_fuzz]=$root/collector/traces/fuzz/kineto_element_seeds
   [router_fuzz]=$root/collector/serve/fuzz/seeds
   [config_toml_fuzz]=$root/collector/daemon/fuzz/seeds
   [agent_env_fuzz]=$root/agent/fuzz/seeds
