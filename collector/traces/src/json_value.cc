@@ -90,7 +90,7 @@ bool json_int(simdjson::ondemand::value value, std::int64_t& out) {
       // A fraction is cut toward zero; a value an int64 cannot hold (or not
       // finite) is no integer: converting it would be undefined. The double
       // comes from the token: simdjson 3.0's get_double misreads a long
-      // fraction after a zero integer part (its issue 2093).
+      // fraction after a zero integer part (read_time in kineto_element.cc).
       std::string_view token = value.raw_json_token();
       while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
                                 token.back() == '\r' || token.back() == '\t')) {

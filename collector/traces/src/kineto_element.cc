@@ -24,8 +24,8 @@ using simdjson::ondemand::number_type;
 // its exact ns value and whether it was written as an integer. The double
 // comes from the token by from_chars, correctly rounded: simdjson 3.0's
 // get_double (Debian 12) is wrong for a fraction of more than 19 digits
-// after a zero integer part ("0.95000000000000000000" read 0.0277; simdjson
-// issue 2093, fixed in later releases).
+// after a zero integer part ("0.95000000000000000000" read 0.0277; fixed in
+// later simdjson releases).
 bool read_time(simdjson::ondemand::value value, double& us, std::int64_t& ns, bool& is_float) {
   json_type type;
   if (value.type().get(type) || type != json_type::number) return false;

@@ -128,8 +128,8 @@ TEST(KinetoElement, TheHandWrittenParserLeavesTheRestToSimdjson) {
   EXPECT_EQ(not_object.problem, "traceEvents element is not an object");
 }
 
-// simdjson 3.0's get_double read "0.95000000000000000000" as 0.0277 (its
-// issue 2093); both parsers read times as Python's json module does.
+// simdjson 3.0's get_double read "0.95000000000000000000" as 0.0277; both
+// parsers read times as Python's json module does.
 TEST(KinetoElement, ALongFractionReadsAsPythonReadsIt) {
   constexpr std::string_view kLong =
       R"j({"ph":"X","cat":"c","name":"n","ts":0.95000000000000000000,"dur":0.1234567890123456789012})j";
